@@ -1,0 +1,45 @@
+/** The environment protocol: every environment (target, synthetic, user-provided) implements it. */
+import type { Message, ToolCall } from "./message.js";
+import type { RewardInfo } from "./reward.js";
+import type { Task } from "./task.js";
+import type { ToolSpec } from "./tool-spec.js";
+import type { TerminationReason } from "./trajectory.js";
+
+/** Result of executing one tool call: the observation text returned to the agent. */
+export interface ToolResult {
+  content: string;
+  error: boolean;
+}
+
+/** One episode's live state: tool execution against a fresh copy of the environment's state. */
+export interface Episode {
+  readonly task: Task;
+  executeToolCall(call: ToolCall): ToolResult;
+}
+
+/** Rules of the conversation that the agent loop enforces. */
+export interface ConversationRules {
+  /** The agent's fixed first message, if any. */
+  greeting?: string;
+  /** Substrings that end the episode when they appear in a user message. */
+  userStopTokens: readonly string[];
+  /** Substring that ends the episode when it appears in an assistant message. */
+  agentStopToken?: string;
+  maxSteps: number;
+  maxErrors: number;
+}
+
+export interface Environment {
+  readonly name: string;
+  readonly rules: ConversationRules;
+  tasks(): readonly Task[];
+  task(id: string): Task;
+  /** The agent's system prompt. */
+  systemPrompt(task: Task): string;
+  /** Tools offered to the agent. */
+  tools(task: Task): readonly ToolSpec[];
+  /** Start an episode on a fresh state. */
+  start(task: Task): Episode;
+  /** Grade a finished conversation. */
+  grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo;
+}

@@ -1,0 +1,7 @@
+/** Specification types shared by every stage: messages, tools, tasks, trajectories, rewards, environments. */
+export * from "./message.js";
+export * from "./tool-spec.js";
+export * from "./reward.js";
+export * from "./trajectory.js";
+export * from "./task.js";
+export * from "./environment.js";
