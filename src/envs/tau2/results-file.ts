@@ -1,0 +1,167 @@
+/**
+ * τ²-bench results JSON (`{timestamp, info, tasks, simulations}`): validation, conversion of its messages to the
+ * OpenAI shape used everywhere else, and export back to the same format so τ²-bench can read our runs.
+ */
+import { writeFileSync } from "node:fs";
+import { z } from "zod";
+import type { Message, ToolCall } from "../../spec/message.js";
+import { TERMINATION_REASONS, type TerminationReason } from "../../spec/trajectory.js";
+import { readJsonFile } from "../core/read-json-file.js";
+import type { Tau2RewardInfo } from "./grade.js";
+import { taskSchema, type Tau2Task } from "./task-schema.js";
+
+const toolCallSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  requestor: z.enum(["assistant", "user"]).default("assistant"),
+});
+
+const participantMessageSchema = z.looseObject({
+  role: z.enum(["assistant", "user"]),
+  content: z.string().nullable().optional(),
+  tool_calls: z.array(toolCallSchema).nullable().optional(),
+});
+const toolMessageSchema = z.looseObject({
+  role: z.literal("tool"),
+  id: z.string(),
+  content: z.string().nullable().optional(),
+  requestor: z.enum(["assistant", "user"]).default("assistant"),
+  error: z.boolean().optional(),
+});
+const systemMessageSchema = z.looseObject({ role: z.literal("system"), content: z.string().nullable().optional() });
+export const tau2MessageSchema = z.discriminatedUnion("role", [participantMessageSchema, toolMessageSchema, systemMessageSchema]);
+export type Tau2Message = z.infer<typeof tau2MessageSchema>;
+
+export const simulationSchema = z.looseObject({
+  id: z.string(),
+  task_id: z.string(),
+  termination_reason: z.enum(TERMINATION_REASONS as [TerminationReason, ...TerminationReason[]]),
+  reward_info: z.looseObject({ reward: z.number() }).nullable().optional(),
+  messages: z.array(tau2MessageSchema),
+  trial: z.number().int().nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+});
+export type Tau2SimulationRecord = z.infer<typeof simulationSchema>;
+
+export const resultsFileSchema = z.looseObject({
+  timestamp: z.string().nullable().optional(),
+  info: z.looseObject({}),
+  tasks: z.array(taskSchema),
+  simulations: z.array(simulationSchema),
+});
+export type Tau2ResultsFile = z.infer<typeof resultsFileSchema>;
+
+/** One conversation from a results file, with messages in the OpenAI shape. */
+export interface Tau2Simulation {
+  id: string;
+  taskId: string;
+  trial: number;
+  seed: number | null;
+  termination: TerminationReason;
+  messages: Message[];
+  /** The reward info τ²-bench recorded, if any. */
+  recordedRewardInfo: Record<string, unknown> | null;
+  /** Fields of the original record kept for export (timestamps, costs). */
+  extra: Record<string, unknown>;
+}
+
+/** Converts τ²-bench messages to OpenAI-shaped messages (tool-call arguments become JSON text). */
+export function fromTau2Messages(messages: readonly Tau2Message[]): Message[] {
+  return messages.map((message): Message => {
+    if (message.role === "tool") {
+      const out: Message = { role: "tool", tool_call_id: message.id, content: message.content ?? "" };
+      if (message.error !== undefined) out.error = message.error;
+      return out;
+    }
+    if (message.role === "system") return { role: "system", content: message.content ?? "" };
+    if (message.role === "user") return { role: "user", content: message.content ?? "" };
+    const toolCalls: ToolCall[] | undefined = message.tool_calls?.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    }));
+    return toolCalls === undefined || toolCalls.length === 0
+      ? { role: "assistant", content: message.content ?? null }
+      : { role: "assistant", content: message.content ?? null, tool_calls: toolCalls };
+  });
+}
+
+function parseArgumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text === "" ? "{}" : text) as unknown;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Not JSON: τ²-bench messages can only hold argument objects, so the raw text cannot be kept.
+  }
+  return {};
+}
+
+/** Converts OpenAI-shaped messages to τ²-bench messages (`turn_idx` numbered in order). */
+export function toTau2Messages(messages: readonly Message[]): Record<string, unknown>[] {
+  return messages.map((message, turnIndex) => {
+    const common = { turn_idx: turnIndex, timestamp: null };
+    switch (message.role) {
+      case "tool":
+        return { id: message.tool_call_id, role: "tool", content: message.content, requestor: "assistant", error: message.error ?? message.content.startsWith("Error:"), ...common };
+      case "system":
+        return { role: "system", content: message.content, ...common };
+      case "user":
+        return { role: "user", content: message.content, tool_calls: null, ...common, cost: null, usage: null, raw_data: null };
+      case "assistant":
+        return {
+          role: "assistant",
+          content: message.content,
+          tool_calls: message.tool_calls?.length
+            ? message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: parseArgumentsObject(call.function.arguments), requestor: "assistant" }))
+            : null,
+          ...common,
+          cost: null,
+          usage: null,
+          raw_data: null,
+        };
+    }
+  });
+}
+
+/** Reads and validates a results file; errors name the file and the offending paths. */
+export function readTau2Results(file: string): { file: Tau2ResultsFile; tasks: Tau2Task[]; simulations: Tau2Simulation[] } {
+  const parsed = readJsonFile(file, resultsFileSchema);
+  const simulations = parsed.simulations.map((record): Tau2Simulation => {
+    const { id, task_id, termination_reason, reward_info, messages, trial, seed, ...extra } = record;
+    return {
+      id,
+      taskId: task_id,
+      trial: trial ?? 0,
+      seed: seed ?? null,
+      termination: termination_reason,
+      messages: fromTau2Messages(messages),
+      recordedRewardInfo: (reward_info ?? null) as Record<string, unknown> | null,
+      extra,
+    };
+  });
+  return { file: parsed, tasks: parsed.tasks, simulations };
+}
+
+/** Builds a results file from simulations (their reward info as given) and writes it as JSON. */
+export function writeTau2Results(
+  file: string,
+  options: { info: Record<string, unknown>; tasks: readonly Tau2Task[]; simulations: readonly (Tau2Simulation & { rewardInfo?: Tau2RewardInfo | null })[] },
+): void {
+  const document = {
+    timestamp: new Date().toISOString(),
+    info: options.info,
+    tasks: options.tasks,
+    simulations: options.simulations.map((simulation) => ({
+      ...simulation.extra,
+      id: simulation.id,
+      task_id: simulation.taskId,
+      termination_reason: simulation.termination,
+      reward_info: simulation.rewardInfo ?? simulation.recordedRewardInfo,
+      messages: toTau2Messages(simulation.messages),
+      trial: simulation.trial,
+      seed: simulation.seed,
+    })),
+  };
+  writeFileSync(file, JSON.stringify(document, null, 2) + "\n");
+}
