@@ -15,5 +15,7 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  // node:test's test() returns a promise that the runner itself awaits.
+  { files: ["**/*.test.ts"], rules: { "@typescript-eslint/no-floating-promises": "off" } },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
 );

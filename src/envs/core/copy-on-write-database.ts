@@ -116,7 +116,7 @@ export class DatabaseState<Tables extends Record<string, object>> {
     for (const table of Object.keys(this.base.tables) as (keyof Tables)[]) {
       const records: Record<string, Tables[keyof Tables]> = {};
       for (const id of this.ids(table)) records[id] = this.get(table, id) as Tables[keyof Tables];
-      out[table] = records as Record<string, Tables[typeof table]>;
+      out[table] = records;
     }
     return out;
   }

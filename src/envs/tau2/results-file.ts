@@ -136,7 +136,7 @@ export function readTau2Results(file: string): { file: Tau2ResultsFile; tasks: T
       seed: seed ?? null,
       termination: termination_reason,
       messages: fromTau2Messages(messages),
-      recordedRewardInfo: (reward_info ?? null) as Record<string, unknown> | null,
+      recordedRewardInfo: (reward_info ?? null),
       extra,
     };
   });
