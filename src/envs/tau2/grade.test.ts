@@ -87,3 +87,13 @@ test("a task without expected actions has a DB reward of 1 whatever happens", ()
   assert.equal(grade.rewardInfo.reward, 1);
   assert.equal((grade.rewardInfo.info?.env as { note: string }).note, "No expected actions or env assertions");
 });
+
+test("calls pair with observations by position, so reused tool-call ids do not confuse the replay", () => {
+  const messages: Message[] = [
+    call("same", "get_account", { id: "a1" }),
+    { role: "tool", tool_call_id: "same", content: '{"id": "a1", "balance": 10, "notes": []}' },
+    call("same", "deposit", { id: "a1", amount: 1 }),
+    { role: "tool", tool_call_id: "same", content: '{"id": "a1", "balance": 11, "notes": []}' },
+  ];
+  assert.deepEqual(gradeTau2(data, task, messages, "user_stop").replayMismatches, []);
+});

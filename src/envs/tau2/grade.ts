@@ -58,16 +58,24 @@ function emptyRewardInfo(reward: number, info: Record<string, unknown>): Tau2Rew
   };
 }
 
-/** Tool calls in conversation order with the observation recorded right after each (matched by id). */
+/**
+ * Tool calls in conversation order, each with the observation recorded right after it. Pairing is positional, as in
+ * τ²-bench's `set_state`: real runs reuse tool-call ids, so ids alone cannot pair calls with observations.
+ */
 export function toolCallsWithObservations(messages: readonly Message[]): { call: ToolCall; observation?: string }[] {
-  const observations = new Map<string, string>();
-  for (const message of messages) if (message.role === "tool") observations.set(message.tool_call_id, message.content);
   const out: { call: ToolCall; observation?: string }[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
     if (message.role !== "assistant") continue;
+    let next = index + 1;
     for (const call of message.tool_calls ?? []) {
-      const observation = observations.get(call.id);
-      out.push(observation === undefined ? { call } : { call, observation });
+      const candidate = messages[next];
+      if (candidate?.role === "tool" && candidate.tool_call_id === call.id) {
+        out.push({ call, observation: candidate.content });
+        next++;
+      } else {
+        out.push({ call });
+      }
     }
   }
   return out;
