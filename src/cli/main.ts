@@ -1,0 +1,30 @@
+/** The `trace` command line: parses arguments and dispatches to the command modules. */
+import { Command, CommanderError } from "commander";
+import { DataFileError } from "../envs/core/data-file-error.js";
+import { registerTau2Commands } from "./tau2-commands.js";
+
+/** Builds the CLI program (exported for tests). */
+export function createProgram(): Command {
+  const program = new Command("trace")
+    .description("TRACE: capability-targeted agentic training")
+    .version("0.1.0")
+    .exitOverride()
+    .showHelpAfterError();
+  registerTau2Commands(program);
+  return program;
+}
+
+/** Runs the CLI; returns the process exit code. Known input errors print one clear line, not a stack trace. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await createProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (DataFileError.isInstance(error) || (error instanceof Error && error.name.endsWith("Error") && error.name !== "Error" && error.name !== "TypeError")) {
+      process.stderr.write(`trace: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
