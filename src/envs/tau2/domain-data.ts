@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { DatabaseBase, type DatabaseState } from "../core/copy-on-write-database.js";
 import { DataFileError } from "../core/data-file-error.js";
-import { readJsonFile } from "../core/read-json-file.js";
+import { parseJsonText, readJsonFile, validateJson } from "../core/read-json-file.js";
 import { ToolKit } from "../core/tool-kit.js";
 import type { Tau2Domain } from "./domain.js";
 import { tasksFileSchema, type Tau2Task } from "./task-schema.js";
@@ -28,7 +28,7 @@ export class UnsupportedTaskError extends Error {
   }
 }
 
-function readPolicy(file: string): string {
+function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
@@ -52,13 +52,16 @@ export function loadTau2DomainData<Tables extends Record<string, object>>(
     if (initial.initialization_data != null) throw new UnsupportedTaskError(task.id, "initial_state.initialization_data");
     if ((initial.message_history?.length ?? 0) > 0) throw new UnsupportedTaskError(task.id, "initial_state.message_history");
   }
-  const data = readJsonFile(path.join(directory, "db.json"), domain.databaseSchema);
+  const databaseFile = path.join(directory, "db.json");
+  const databaseText = readText(databaseFile);
+  const database = new DatabaseBase<Tables>(validateJson(parseJsonText(databaseText, databaseFile), domain.databaseSchema, databaseFile));
+  domain.restoreFileOrder?.(database, databaseText);
   return {
     domain,
     directory,
     tasks,
-    policy: readPolicy(path.join(directory, "policy.md")),
-    database: new DatabaseBase<Tables>(data),
+    policy: readText(path.join(directory, "policy.md")),
+    database,
     toolKit: new ToolKit(domain.className, domain.tools, domain.isFloat),
   };
 }

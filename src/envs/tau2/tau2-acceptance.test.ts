@@ -8,7 +8,7 @@ import { tau2DataDirectory, tau2DomainDirectory } from "../../testing/shared-dat
 import { DataFileError } from "../core/data-file-error.js";
 import { loadTau2Domain } from "./domains.js";
 import { goldConversation } from "./gold-trajectory.js";
-import { gradeTau2 } from "./grade.js";
+import { gradeTau2, toolCallsWithObservations } from "./grade.js";
 import { readTau2Results, writeTau2Results } from "./results-file.js";
 import type { Tau2Action } from "./task-schema.js";
 
@@ -23,9 +23,9 @@ function mutateValue(value: unknown): unknown {
   if (typeof value === "string") return `${value}_changed`;
   if (typeof value === "number") return value + 1;
   if (typeof value === "boolean") return !value;
-  if (Array.isArray(value)) return value.length === 0 ? ["changed"] : [mutateValue(value[0]), ...value.slice(1)];
+  if (Array.isArray(value)) return value.length === 0 ? ["changed"] : [mutateValue(value[0]), ...(value.slice(1) as unknown[])];
   if (value !== null && typeof value === "object") {
-    const [key, inner] = Object.entries(value)[0] ?? ["changed", null];
+    const [key, inner] = (Object.entries(value as Record<string, unknown>)[0] ?? ["changed", null]);
     return { ...value, [key]: mutateValue(inner) };
   }
   return "changed";
@@ -100,6 +100,7 @@ for (const domain of ["airline", "retail"] as const) {
     test("real τ²-bench runs replay with the recorded observations and reproduce every recorded reward", () => {
       const runs = readTau2Results(runsFile);
       assert.equal(runs.simulations.length, domain === "airline" ? 30 : 74);
+      let calls = 0;
       for (const simulation of runs.simulations) {
         const task = data.tasks.find((candidate) => candidate.id === simulation.taskId);
         assert.ok(task, `task ${simulation.taskId}`);
@@ -107,10 +108,18 @@ for (const domain of ["airline", "retail"] as const) {
         if (simulation.termination === "user_stop" || simulation.termination === "agent_stop") {
           assert.deepEqual(grade.replayMismatches, [], `simulation of task ${simulation.taskId}`);
         }
+        // Stronger than τ²-bench's own check (parsed JSON equality): the observation text is byte-identical.
+        const state = data.database.createState();
+        for (const { call, observation } of toolCallsWithObservations(simulation.messages)) {
+          const replayed = data.toolKit.execute(state, call.function.name, call.function.arguments).content;
+          assert.equal(replayed, observation, `task ${simulation.taskId}: ${call.function.name} ${call.function.arguments}`);
+          calls++;
+        }
         assert.equal(grade.rewardInfo.reward, simulation.recordedRewardInfo?.reward, `reward of task ${simulation.taskId}`);
         const recordedDb = (simulation.recordedRewardInfo?.db_check as { db_match: boolean } | null | undefined)?.db_match;
         if (recordedDb !== undefined) assert.equal(grade.rewardInfo.db_check?.db_match, recordedDb, `db_match of task ${simulation.taskId}`);
       }
+      assert.equal(calls, domain === "airline" ? 223 : 577);
     });
 
     test("export → import → re-grade gives identical rewards", () => {

@@ -1,0 +1,65 @@
+/** Python's `repr()`, `str()` and type names of parsed JSON values, for error messages worded as CPython's. */
+import { pythonFloatRepr } from "../../core/python-json.js";
+
+/** Characters `str.isprintable()` rejects (other than the plain space, which is printable). */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** The Python type name of a parsed JSON value (`int` for integral numbers: JSON cannot tell `1` from `1.0`). */
+export function pythonTypeName(value: unknown): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (typeof value === "string") return "str";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+/** `str()` of a Python float: `repr`, but `inf`, `-inf` and `nan` spelled as Python spells them. */
+export function pythonFloatString(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (value === Infinity) return "inf";
+  if (value === -Infinity) return "-inf";
+  return pythonFloatRepr(value);
+}
+
+/** `str()` of a number that came from JSON: integral numbers print as Python ints, others as floats. */
+export function pythonNumberString(value: number): string {
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  return pythonFloatString(value);
+}
+
+/** `repr()` of a Python `str`: single quotes unless the text holds `'` and no `"`; escapes as CPython writes them. */
+export function pythonStringRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    if (char === quote || char === "\\") out += `\\${char}`;
+    else if (char === "\n") out += "\\n";
+    else if (char === "\r") out += "\\r";
+    else if (char === "\t") out += "\\t";
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code >= 0x80 && char !== " " && NON_PRINTABLE.test(char)) {
+      if (code < 0x100) out += `\\x${code.toString(16).padStart(2, "0")}`;
+      else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, "0")}`;
+      else out += `\\U${code.toString(16).padStart(8, "0")}`;
+    } else out += char;
+  }
+  return out + quote;
+}
+
+/** `repr()` of a parsed JSON value as Python would print the same value loaded by `json.loads`. */
+export function pythonRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return pythonNumberString(value);
+  if (typeof value === "string") return pythonStringRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>);
+    return `{${entries.map(([key, item]) => `${pythonStringRepr(key)}: ${pythonRepr(item)}`).join(", ")}}`;
+  }
+  if (typeof value === "bigint") return value.toString();
+  throw new TypeError(`no Python repr for a ${typeof value}`);
+}
