@@ -61,3 +61,20 @@ test("scalar results are stringified as τ²-bench's to_json_str does", () => {
   assert.equal(kit.serialize("text"), "text");
   assert.equal(kit.serialize(null), "null");
 });
+
+test("list and object contents reach the tool untouched (the tool validates them itself)", () => {
+  const echo: ToolDefinition<Counter> = {
+    name: "echo",
+    kind: "read",
+    description: "Echo.",
+    parameters: {
+      type: "object",
+      properties: { items: { type: "array", items: { type: "object", properties: { date: { type: "string" } } } } },
+      required: ["items"],
+    },
+    run: (_state, args) => JSON.stringify(args.items),
+  };
+  const echoKit = new ToolKit<Counter>("EchoTools", [echo]);
+  assert.equal(echoKit.execute({ value: 0 }, "echo", { items: [{ date: 5 }, { date: null }] }).content, '[{"date":5},{"date":null}]');
+  assert.match(echoKit.execute({ value: 0 }, "echo", { items: "x" }).content, /^Error: 1 validation error for echo\nitems\n/);
+});

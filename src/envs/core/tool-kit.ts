@@ -41,7 +41,7 @@ export class ToolKit<State> {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       this.byName.set(tool.name, tool);
-      this.validators.set(tool.name, ajv.compile(tool.parameters));
+      this.validators.set(tool.name, ajv.compile(topLevelSchema(tool.parameters)));
     }
   }
 
@@ -129,6 +129,26 @@ export class ToolKit<State> {
     }
     return args;
   }
+}
+
+const SCALAR_TYPES = new Set(["string", "integer", "number", "boolean", "null"]);
+
+/**
+ * The part of a parameters schema that is checked before a tool runs: each argument's top-level type (scalars with
+ * pydantic-like lax coercion, e.g. "5" → 5; enums), while the contents of lists and objects reach the tool untouched,
+ * because τ²-bench's tools build and validate those themselves (pydantic models, with their own error messages).
+ */
+function topLevelSchema(parameters: JsonSchema): JsonSchema {
+  const properties = (parameters.properties ?? {}) as Record<string, JsonSchema>;
+  const shallow: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    const type = schema.type;
+    if (type === "array" || type === "object") shallow[name] = { type };
+    else if (typeof type === "string" && SCALAR_TYPES.has(type)) {
+      shallow[name] = Object.fromEntries(Object.entries(schema).filter(([key]) => key === "type" || key === "enum" || key === "const"));
+    } else shallow[name] = {};
+  }
+  return { type: "object", properties: shallow };
 }
 
 function formatValidationErrors(toolName: string, errors: ErrorObject[]): string {
