@@ -18,4 +18,5 @@ export default tseslint.config(
   // node:test's test() returns a promise that the runner itself awaits.
   { files: ["**/*.test.ts"], rules: { "@typescript-eslint/no-floating-promises": "off" } },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js"], languageOptions: { globals: { process: "readonly", console: "readonly" } } },
 );
