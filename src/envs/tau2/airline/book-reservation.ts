@@ -3,21 +3,19 @@ import { ToolError } from "../../core/tool-error.js";
 import type { AirlineTool } from "./airline-tool.js";
 import { flightInfoModel, passengerModel, paymentModel } from "./argument-models.js";
 import type { AirlineState, CabinClass, FlightType, Insurance, Reservation, ReservationFlight } from "./database.js";
-import { cabinCount, getFlight, getFlightInstance, getUser } from "./lookups.js";
+import { cabinCount, getUser } from "./lookups.js";
 import { dumpReservation } from "./model-dumps.js";
 import {
   CABIN_CLASSES,
-  enumProperty,
   flightInfoDefinition,
   FLIGHT_TYPES,
   INSURANCE_OPTIONS,
-  integerProperty,
   modelOrDictList,
-  parametersSchema,
   passengerDefinition,
   paymentDefinition,
-  stringProperty,
 } from "./parameter-definitions.js";
+import { enumProperty, integerProperty, parametersSchema, stringProperty } from "../tool-parameters.js";
+import { pricedFlight } from "./priced-flight.js";
 import { buildModel } from "./pydantic-model.js";
 import { pythonStringRepr } from "./python-repr.js";
 
@@ -95,23 +93,9 @@ export const bookReservation: AirlineTool = {
     let totalPrice = 0;
     const reservationFlights: ReservationFlight[] = [];
     for (const info of flightInfos) {
-      const flight = getFlight(state, info.flight_number);
-      const instance = getFlightInstance(state, info.flight_number, info.date);
-      if (instance.status !== "available") {
-        throw new ToolError(`Flight ${info.flight_number} not available on date ${info.date}`);
-      }
-      if (cabinCount(instance.available_seats, cabin) < passengers.length) {
-        throw new ToolError(`Not enough seats on flight ${info.flight_number}`);
-      }
-      const price = cabinCount(instance.prices, cabin);
-      reservationFlights.push({
-        flight_number: info.flight_number,
-        origin: flight.origin,
-        destination: flight.destination,
-        date: info.date,
-        price,
-      });
-      totalPrice += price * passengers.length;
+      const segment = pricedFlight(state, info, cabin, passengers.length);
+      reservationFlights.push(segment);
+      totalPrice += segment.price * passengers.length;
     }
     if (insurance === "yes") totalPrice += INSURANCE_FEE_PER_PASSENGER * passengers.length;
     totalPrice += NONFREE_BAGGAGE_FEE * nonfreeBaggages;

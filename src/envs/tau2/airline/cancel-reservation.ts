@@ -2,7 +2,7 @@
 import type { AirlineTool } from "./airline-tool.js";
 import { getReservation } from "./lookups.js";
 import { dumpReservation } from "./model-dumps.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 
 export const cancelReservation: AirlineTool = {
   name: "cancel_reservation",

@@ -1,7 +1,7 @@
 /** `get_flight_status`: the status string of a flight on a date (`available`, `landed`, `cancelled`, …). */
 import type { AirlineTool } from "./airline-tool.js";
 import { getFlightInstance } from "./lookups.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 
 export const getFlightStatus: AirlineTool = {
   name: "get_flight_status",

@@ -2,7 +2,7 @@
 import type { AirlineTool } from "./airline-tool.js";
 import { getUser } from "./lookups.js";
 import { dumpUser } from "./model-dumps.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 
 export const getUserDetails: AirlineTool = {
   name: "get_user_details",

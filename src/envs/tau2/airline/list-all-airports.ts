@@ -1,6 +1,6 @@
 /** `list_all_airports`: τ²-bench's fixed list of twenty airports (not derived from the flights). */
 import type { AirlineTool } from "./airline-tool.js";
-import { parametersSchema } from "./parameter-definitions.js";
+import { parametersSchema } from "../tool-parameters.js";
 
 /** `AirportCode` records in τ²-bench's order. */
 export const AIRPORTS: readonly { iata: string; city: string }[] = [

@@ -1,44 +1,28 @@
 /**
- * Pieces of the tools' JSON Schemas as τ²-bench publishes them (pydantic `model_json_schema()` of each tool's
- * parameters; MIT-licensed text from τ²-bench): the `$defs` of the argument models and the string / integer / enum
- * properties, with keys in pydantic's order.
+ * The airline-only pieces of the tools' JSON Schemas as τ²-bench publishes them (MIT-licensed text from τ²-bench):
+ * the `$defs` of the argument models, `List[Model | dict]` properties and the enum values.
  */
 import type { JsonSchema } from "../../../spec/tool-spec.js";
+import { integerProperty, modelSchema, stringProperty } from "../tool-parameters.js";
 
-export const flightInfoDefinition: JsonSchema = {
-  properties: {
-    flight_number: { description: "Flight number, such as 'HAT001'.", title: "Flight Number", type: "string" },
-    date: {
-      description: "The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.",
-      title: "Date",
-      type: "string",
-    },
-  },
-  required: ["flight_number", "date"],
-  title: "FlightInfo",
-  type: "object",
-};
+/** `FlightInfo.model_json_schema()`. */
+export const flightInfoDefinition: JsonSchema = modelSchema("FlightInfo", {
+  flight_number: stringProperty("Flight number, such as 'HAT001'.", "Flight Number"),
+  date: stringProperty("The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.", "Date"),
+});
 
-export const passengerDefinition: JsonSchema = {
-  properties: {
-    first_name: { description: "Passenger's first name", title: "First Name", type: "string" },
-    last_name: { description: "Passenger's last name", title: "Last Name", type: "string" },
-    dob: { description: "Date of birth in YYYY-MM-DD format", title: "Dob", type: "string" },
-  },
-  required: ["first_name", "last_name", "dob"],
-  title: "Passenger",
-  type: "object",
-};
+/** `Passenger.model_json_schema()`. */
+export const passengerDefinition: JsonSchema = modelSchema("Passenger", {
+  first_name: stringProperty("Passenger's first name", "First Name"),
+  last_name: stringProperty("Passenger's last name", "Last Name"),
+  dob: stringProperty("Date of birth in YYYY-MM-DD format", "Dob"),
+});
 
-export const paymentDefinition: JsonSchema = {
-  properties: {
-    payment_id: { description: "Unique identifier for the payment", title: "Payment Id", type: "string" },
-    amount: { description: "Payment amount in dollars", title: "Amount", type: "integer" },
-  },
-  required: ["payment_id", "amount"],
-  title: "Payment",
-  type: "object",
-};
+/** `Payment.model_json_schema()`. */
+export const paymentDefinition: JsonSchema = modelSchema("Payment", {
+  payment_id: stringProperty("Unique identifier for the payment", "Payment Id"),
+  amount: integerProperty("Payment amount in dollars", "Amount"),
+});
 
 /**
  * `List[Model | dict]`: an array whose items are the model or any object (pydantic 2.10, which τ²-bench pins, writes
@@ -53,33 +37,9 @@ export function modelOrDictList(definition: string, description: string, title: 
   };
 }
 
-export function stringProperty(description: string, title: string): JsonSchema {
-  return { description, title, type: "string" };
-}
-
-export function integerProperty(description: string, title: string): JsonSchema {
-  return { description, title, type: "integer" };
-}
-
-export function enumProperty(description: string, values: readonly string[], title: string): JsonSchema {
-  return { description, enum: [...values], title, type: "string" };
-}
-
-/** The parameters object: `$defs` (when any), `properties`, `required` (when any), `title`, `type`. */
-export function parametersSchema(
-  properties: Record<string, JsonSchema>,
-  definitions: Record<string, JsonSchema> = {},
-): JsonSchema {
-  const required = Object.keys(properties);
-  return {
-    ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {}),
-    properties,
-    ...(required.length > 0 ? { required } : {}),
-    title: "parameters",
-    type: "object",
-  };
-}
-
+/** `CabinClass` literals, in τ²-bench's order. */
 export const CABIN_CLASSES = ["business", "economy", "basic_economy"] as const;
+/** `FlightType` literals, in τ²-bench's order. */
 export const FLIGHT_TYPES = ["round_trip", "one_way"] as const;
+/** `Insurance` literals, in τ²-bench's order. */
 export const INSURANCE_OPTIONS = ["yes", "no"] as const;

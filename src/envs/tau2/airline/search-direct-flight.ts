@@ -1,7 +1,7 @@
 /** `search_direct_flight`: available direct flights between two airports on a date. */
 import type { AirlineTool } from "./airline-tool.js";
 import { searchDirectFlights } from "./direct-flight-search.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 
 export const searchDirectFlight: AirlineTool = {
   name: "search_direct_flight",

@@ -7,7 +7,7 @@ import { ToolError } from "../../core/tool-error.js";
 import type { AirlineTool } from "./airline-tool.js";
 import { searchDirectFlights } from "./direct-flight-search.js";
 import type { DirectFlight } from "./model-dumps.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 import { pythonStringRepr } from "./python-repr.js";
 
 const PYTHON_INT_LITERAL = /^[+-]?[0-9](?:_?[0-9])*$/;

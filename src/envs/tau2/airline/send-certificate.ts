@@ -2,7 +2,7 @@
 import { ToolError } from "../../core/tool-error.js";
 import type { AirlineTool } from "./airline-tool.js";
 import { getUser } from "./lookups.js";
-import { integerProperty, parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { integerProperty, parametersSchema, stringProperty } from "../tool-parameters.js";
 import { pythonNumberString } from "./python-repr.js";
 
 /** The ids τ²-bench gives new certificates, in order (at most three per user). */

@@ -1,6 +1,6 @@
 /** `transfer_to_human_agents`: hands the conversation to a human; always answers `Transfer successful`. */
 import type { AirlineTool } from "./airline-tool.js";
-import { parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 
 export const transferToHumanAgents: AirlineTool = {
   name: "transfer_to_human_agents",

@@ -2,7 +2,7 @@
 import type { AirlineTool } from "./airline-tool.js";
 import { getReservation, getUser } from "./lookups.js";
 import { dumpReservation } from "./model-dumps.js";
-import { integerProperty, parametersSchema, stringProperty } from "./parameter-definitions.js";
+import { integerProperty, parametersSchema, stringProperty } from "../tool-parameters.js";
 import { paymentForUpdate } from "./payment-for-update.js";
 
 const NONFREE_BAGGAGE_FEE = 50;

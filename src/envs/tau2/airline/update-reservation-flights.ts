@@ -3,21 +3,15 @@
  * difference. As in τ²-bench, flight seat counts are not updated, and a kept segment keeps its original price only
  * when the cabin is unchanged.
  */
-import { ToolError } from "../../core/tool-error.js";
 import type { AirlineTool } from "./airline-tool.js";
 import { flightInfoModel } from "./argument-models.js";
 import type { CabinClass, ReservationFlight } from "./database.js";
-import { cabinCount, getFlight, getFlightInstance, getReservation, getUser } from "./lookups.js";
+import { getReservation, getUser } from "./lookups.js";
 import { dumpReservation, dumpReservationFlight } from "./model-dumps.js";
-import {
-  CABIN_CLASSES,
-  enumProperty,
-  flightInfoDefinition,
-  modelOrDictList,
-  parametersSchema,
-  stringProperty,
-} from "./parameter-definitions.js";
+import { CABIN_CLASSES, flightInfoDefinition, modelOrDictList } from "./parameter-definitions.js";
+import { enumProperty, parametersSchema, stringProperty } from "../tool-parameters.js";
 import { paymentForUpdate } from "./payment-for-update.js";
+import { pricedFlight } from "./priced-flight.js";
 import { buildModel } from "./pydantic-model.js";
 
 export const updateReservationFlights: AirlineTool = {
@@ -62,23 +56,9 @@ export const updateReservationFlights: AirlineTool = {
         flights.push(dumpReservationFlight(kept));
         continue;
       }
-      const flight = getFlight(state, info.flight_number);
-      const instance = getFlightInstance(state, info.flight_number, info.date);
-      if (instance.status !== "available") {
-        throw new ToolError(`Flight ${info.flight_number} not available on date ${info.date}`);
-      }
-      if (cabinCount(instance.available_seats, cabin) < passengerCount) {
-        throw new ToolError(`Not enough seats on flight ${info.flight_number}`);
-      }
-      const price = cabinCount(instance.prices, cabin);
-      flights.push({
-        flight_number: info.flight_number,
-        origin: flight.origin,
-        destination: flight.destination,
-        date: info.date,
-        price,
-      });
-      totalPrice += price * passengerCount;
+      const segment = pricedFlight(state, info, cabin, passengerCount);
+      flights.push(segment);
+      totalPrice += segment.price * passengerCount;
     }
     totalPrice -= current.flights.reduce((sum, flight) => sum + flight.price, 0) * passengerCount;
 

@@ -4,7 +4,8 @@ import type { AirlineTool } from "./airline-tool.js";
 import { passengerModel } from "./argument-models.js";
 import { getReservation } from "./lookups.js";
 import { dumpReservation } from "./model-dumps.js";
-import { modelOrDictList, parametersSchema, passengerDefinition, stringProperty } from "./parameter-definitions.js";
+import { modelOrDictList, passengerDefinition } from "./parameter-definitions.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 import { buildModel } from "./pydantic-model.js";
 
 export const updateReservationPassengers: AirlineTool = {

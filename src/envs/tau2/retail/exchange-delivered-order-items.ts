@@ -1,16 +1,11 @@
 /** `exchange_delivered_order_items`: requests an exchange of delivered items for other variants of their products. */
 import { ToolError } from "../../core/tool-error.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
-import {
-  firstMissingItem,
-  getOrder,
-  getPaymentMethod,
-  getVariant,
-  isGiftCard,
-  sortedByCodePoint,
-  type RetailState,
-} from "./lookups.js";
+import { parametersSchema, stringListProperty, stringProperty } from "../tool-parameters.js";
+import { itemSwap } from "./item-swap.js";
+import { firstMissingItem, getOrder, getPaymentMethod, isGiftCard, sortedByCodePoint, type RetailState } from "./lookups.js";
 import { orderResult, setPriceDifferenceIsInteger } from "./order-result.js";
+import { orderIdProperty } from "./record-id-properties.js";
 import { pythonRound } from "../../core/python-round.js";
 
 /**
@@ -22,39 +17,23 @@ export const exchangeDeliveredOrderItems: ToolDefinition<RetailState> = {
   name: "exchange_delivered_order_items",
   kind: "write",
   description: "Exchange items in a delivered order to new items of the same product type.\n\nFor a delivered order, return or exchange can be only done once by the agent.\nThe agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
-  parameters: {
-    properties: {
-      order_id: {
-        description: "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-        title: "Order Id",
-        type: "string",
-      },
-      item_ids: {
-        description: "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.",
-        items: {
-          type: "string",
-        },
-        title: "Item Ids",
-        type: "array",
-      },
-      new_item_ids: {
-        description: "The item ids to be exchanged for, each such as '1008292230'.\nThere could be duplicate items in the list. Each new item id should match the item id\nin the same position and be of the same product.",
-        items: {
-          type: "string",
-        },
-        title: "New Item Ids",
-        type: "array",
-      },
-      payment_method_id: {
-        description: "The payment method id to pay or receive refund for the item price difference,\nsuch as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up\nfrom the user or order details.",
-        title: "Payment Method Id",
-        type: "string",
-      },
-    },
-    required: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    order_id: orderIdProperty,
+    item_ids: stringListProperty(
+      "The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.",
+      "Item Ids",
+    ),
+    new_item_ids: stringListProperty(
+      "The item ids to be exchanged for, each such as '1008292230'.\nThere could be duplicate items in the list. " +
+        "Each new item id should match the item id\nin the same position and be of the same product.",
+      "New Item Ids",
+    ),
+    payment_method_id: stringProperty(
+      "The payment method id to pay or receive refund for the item price difference,\nsuch as 'gift_card_0000000' " +
+        "or 'credit_card_0000000'. These can be looked up\nfrom the user or order details.",
+      "Payment Method Id",
+    ),
+  }),
   run(state, args) {
     const orderId = args.order_id as string;
     const itemIds = args.item_ids as string[];
@@ -62,21 +41,14 @@ export const exchangeDeliveredOrderItems: ToolDefinition<RetailState> = {
     const paymentMethodId = args.payment_method_id as string;
     const order = getOrder(state, orderId);
     if (order.status !== "delivered") throw new ToolError("Non-delivered order cannot be exchanged");
-    const missing = firstMissingItem(
-      itemIds,
-      order.items.map((item) => item.item_id),
-    );
+    const missing = firstMissingItem(itemIds, order);
     if (missing !== undefined) throw new ToolError(`Number of ${missing} not found.`);
     if (itemIds.length !== newItemIds.length) throw new ToolError("The number of items to be exchanged should match.");
 
     // τ² starts from the int 0: with no items the difference stays a Python int.
     let difference = 0;
     itemIds.forEach((itemId, index) => {
-      const newItemId = newItemIds[index] as string;
-      const item = order.items.find((each) => each.item_id === itemId);
-      if (item === undefined) throw new ToolError(`Item ${itemId} not found`);
-      const variant = getVariant(state, item.product_id, newItemId);
-      if (!variant.available) throw new ToolError(`New item ${newItemId} not found or available`);
+      const { item, variant } = itemSwap(state, order, itemId, newItemIds[index] as string);
       difference += variant.price - item.price;
     });
     difference = pythonRound(difference, 2);

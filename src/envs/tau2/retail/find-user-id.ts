@@ -4,6 +4,7 @@
  */
 import { ToolError } from "../../core/tool-error.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 import type { RetailState } from "./lookups.js";
 
 /** Case-insensitive first and last name, exact zip; `User not found` otherwise. */
@@ -11,28 +12,11 @@ export const findUserIdByNameZip: ToolDefinition<RetailState> = {
   name: "find_user_id_by_name_zip",
   kind: "read",
   description: "Find user id by first name, last name, and zip code. If the user is not found, the function\n\nwill return an error message. By default, find user id by email, and only call this function\nif the user is not found by email or cannot remember email.",
-  parameters: {
-    properties: {
-      first_name: {
-        description: "The first name of the customer, such as 'John'.",
-        title: "First Name",
-        type: "string",
-      },
-      last_name: {
-        description: "The last name of the customer, such as 'Doe'.",
-        title: "Last Name",
-        type: "string",
-      },
-      zip: {
-        description: "The zip code of the customer, such as '12345'.",
-        title: "Zip",
-        type: "string",
-      },
-    },
-    required: ["first_name", "last_name", "zip"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    first_name: stringProperty("The first name of the customer, such as 'John'.", "First Name"),
+    last_name: stringProperty("The last name of the customer, such as 'Doe'.", "Last Name"),
+    zip: stringProperty("The zip code of the customer, such as '12345'.", "Zip"),
+  }),
   run(state, args) {
     const firstName = (args.first_name as string).toLowerCase();
     const lastName = (args.last_name as string).toLowerCase();
@@ -57,18 +41,9 @@ export const findUserIdByEmail: ToolDefinition<RetailState> = {
   name: "find_user_id_by_email",
   kind: "read",
   description: "Find user id by email. If the user is not found, the function will return an error message.",
-  parameters: {
-    properties: {
-      email: {
-        description: "The email of the user, such as 'something@example.com'.",
-        title: "Email",
-        type: "string",
-      },
-    },
-    required: ["email"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    email: stringProperty("The email of the user, such as 'something@example.com'.", "Email"),
+  }),
   run(state, args) {
     const email = (args.email as string).toLowerCase();
     for (const userId of state.ids("users")) {

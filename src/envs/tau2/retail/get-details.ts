@@ -1,29 +1,22 @@
 /** `get_order_details`, `get_product_details`, `get_user_details`: one record's `model_dump()`. */
 import { pythonJsonDumps } from "../../core/python-json.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
+import { parametersSchema, stringProperty } from "../tool-parameters.js";
 import { fileOrder, inFileOrder } from "./file-order.js";
 import { isRetailFloat } from "./float-paths.js";
 import { getOrder, getProduct, getUser, type RetailState } from "./lookups.js";
 import { dumpProduct, dumpUser, dumpVariant } from "./model-dump.js";
 import { orderResult } from "./order-result.js";
+import { orderIdProperty, userIdProperty } from "./record-id-properties.js";
 
 /** The order; `Order not found` otherwise. */
 export const getOrderDetails: ToolDefinition<RetailState> = {
   name: "get_order_details",
   kind: "read",
   description: "Get the status and details of an order.",
-  parameters: {
-    properties: {
-      order_id: {
-        description: "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-        title: "Order Id",
-        type: "string",
-      },
-    },
-    required: ["order_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    order_id: orderIdProperty,
+  }),
   run(state, args) {
     const orderId = args.order_id as string;
     return orderResult(state, orderId, getOrder(state, orderId));
@@ -38,18 +31,12 @@ export const getProductDetails: ToolDefinition<RetailState> = {
   name: "get_product_details",
   kind: "read",
   description: "Get the inventory details of a product.",
-  parameters: {
-    properties: {
-      product_id: {
-        description: "The product id, such as '6086499569'. Be careful the product id is different from the item id.",
-        title: "Product Id",
-        type: "string",
-      },
-    },
-    required: ["product_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    product_id: stringProperty(
+      "The product id, such as '6086499569'. Be careful the product id is different from the item id.",
+      "Product Id",
+    ),
+  }),
   run(state, args) {
     const productId = args.product_id as string;
     const product = getProduct(state, productId);
@@ -69,18 +56,9 @@ export const getUserDetails: ToolDefinition<RetailState> = {
   name: "get_user_details",
   kind: "read",
   description: "Get the details of a user, including their orders.",
-  parameters: {
-    properties: {
-      user_id: {
-        description: "The user id, such as 'sara_doe_496'.",
-        title: "User Id",
-        type: "string",
-      },
-    },
-    required: ["user_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    user_id: userIdProperty,
+  }),
   run(state, args) {
     const userId = args.user_id as string;
     return dumpUser(getUser(state, userId));

@@ -58,16 +58,12 @@ export function isGiftCard(method: Readonly<RetailPaymentMethod>): method is Ret
   return method.source === "gift_card";
 }
 
-/** A writable copy of a user's gift card, for balance updates (the lookup succeeded before). */
-export function editGiftCard(state: RetailState, userId: string, paymentMethodId: string): RetailGiftCard {
-  return state.edit("users", userId).payment_methods[paymentMethodId] as RetailGiftCard;
-}
-
 /**
- * The first id of `requested` that occurs more often there than among `available` (τ²'s
+ * The first id of `requested` that occurs more often there than among the order's items (τ²'s
  * `item_ids.count(x) > all_item_ids.count(x)` check, done in list order), or undefined.
  */
-export function firstMissingItem(requested: readonly string[], available: readonly string[]): string | undefined {
+export function firstMissingItem(requested: readonly string[], order: Readonly<RetailOrder>): string | undefined {
+  const available = order.items.map((item) => item.item_id);
   const count = (list: readonly string[], id: string) => list.reduce((total, each) => total + (each === id ? 1 : 0), 0);
   return requested.find((id) => count(requested, id) > count(available, id));
 }

@@ -1,18 +1,13 @@
 /** `modify_pending_order_items`: swaps items of a pending order for other variants and settles the difference. */
 import { ToolError } from "../../core/tool-error.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
+import { parametersSchema, stringListProperty } from "../tool-parameters.js";
 import type { RetailVariant } from "./database.js";
-import {
-  editGiftCard,
-  firstMissingItem,
-  getOrder,
-  getPaymentMethod,
-  getVariant,
-  isGiftCard,
-  type RetailState,
-} from "./lookups.js";
+import { addToGiftCardBalance } from "./gift-card-balance.js";
+import { itemSwap } from "./item-swap.js";
+import { firstMissingItem, getOrder, getPaymentMethod, isGiftCard, type RetailState } from "./lookups.js";
 import { orderResult } from "./order-result.js";
-import { pythonRound } from "../../core/python-round.js";
+import { orderIdProperty, paymentMethodIdProperty } from "./record-id-properties.js";
 
 /**
  * Only status exactly "pending". Appends one payment (difference > 0) or refund (otherwise) of the unrounded absolute
@@ -24,39 +19,19 @@ export const modifyPendingOrderItems: ToolDefinition<RetailState> = {
   name: "modify_pending_order_items",
   kind: "write",
   description: "Modify items in a pending order to new items of the same product type. For a pending order, this function can only be called once. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
-  parameters: {
-    properties: {
-      order_id: {
-        description: "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-        title: "Order Id",
-        type: "string",
-      },
-      item_ids: {
-        description: "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.",
-        items: {
-          type: "string",
-        },
-        title: "Item Ids",
-        type: "array",
-      },
-      new_item_ids: {
-        description: "The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.",
-        items: {
-          type: "string",
-        },
-        title: "New Item Ids",
-        type: "array",
-      },
-      payment_method_id: {
-        description: "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
-        title: "Payment Method Id",
-        type: "string",
-      },
-    },
-    required: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    order_id: orderIdProperty,
+    item_ids: stringListProperty(
+      "The item ids to be modified, each such as '1008292230'. There could be duplicate items in the list.",
+      "Item Ids",
+    ),
+    new_item_ids: stringListProperty(
+      "The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. " +
+        "Each new item id should match the item id in the same position and be of the same product.",
+      "New Item Ids",
+    ),
+    payment_method_id: paymentMethodIdProperty,
+  }),
   run(state, args) {
     const orderId = args.order_id as string;
     const itemIds = args.item_ids as string[];
@@ -64,10 +39,7 @@ export const modifyPendingOrderItems: ToolDefinition<RetailState> = {
     const paymentMethodId = args.payment_method_id as string;
     const order = getOrder(state, orderId);
     if (order.status !== "pending") throw new ToolError("Non-pending order cannot be modified");
-    const missing = firstMissingItem(
-      itemIds,
-      order.items.map((item) => item.item_id),
-    );
+    const missing = firstMissingItem(itemIds, order);
     if (missing !== undefined) throw new ToolError(`${missing} not found`);
     if (itemIds.length !== newItemIds.length) throw new ToolError("The number of items to be exchanged should match");
 
@@ -76,10 +48,7 @@ export const modifyPendingOrderItems: ToolDefinition<RetailState> = {
     itemIds.forEach((itemId, index) => {
       const newItemId = newItemIds[index] as string;
       if (itemId === newItemId) throw new ToolError("The new item id should be different from the old item id");
-      const item = order.items.find((each) => each.item_id === itemId);
-      if (item === undefined) throw new ToolError(`Item ${itemId} not found`);
-      const variant = getVariant(state, item.product_id, newItemId);
-      if (!variant.available) throw new ToolError(`New item ${newItemId} not found or available`);
+      const { item, variant } = itemSwap(state, order, itemId, newItemId);
       difference += variant.price - item.price;
       lastVariant = variant;
     });
@@ -95,10 +64,7 @@ export const modifyPendingOrderItems: ToolDefinition<RetailState> = {
       amount: Math.abs(difference),
       payment_method_id: paymentMethodId,
     });
-    if (isGiftCard(method)) {
-      const giftCard = editGiftCard(state, edited.user_id, paymentMethodId);
-      giftCard.balance = pythonRound(giftCard.balance - difference, 2);
-    }
+    if (isGiftCard(method)) addToGiftCardBalance(state, edited.user_id, paymentMethodId, -difference);
     itemIds.forEach((itemId, index) => {
       const item = edited.items.find((each) => each.item_id === itemId);
       if (item === undefined) throw new ToolError(`Item ${itemId} not found`);

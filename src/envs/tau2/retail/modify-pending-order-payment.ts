@@ -1,17 +1,12 @@
 /** `modify_pending_order_payment`: moves a pending order's single payment to another payment method. */
 import { ToolError } from "../../core/tool-error.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
+import { parametersSchema } from "../tool-parameters.js";
 import type { RetailPayment } from "./database.js";
-import {
-  editGiftCard,
-  getOrder,
-  getPaymentMethod,
-  isGiftCard,
-  isPendingOrder,
-  type RetailState,
-} from "./lookups.js";
+import { addToGiftCardBalance } from "./gift-card-balance.js";
+import { getOrder, getPaymentMethod, isGiftCard, isPendingOrder, type RetailState } from "./lookups.js";
 import { orderResult } from "./order-result.js";
-import { pythonRound } from "../../core/python-round.js";
+import { orderIdProperty, paymentMethodIdProperty } from "./record-id-properties.js";
 
 /**
  * Appends a payment with the new method, then a refund to the old one, charges a new gift card and credits an old
@@ -22,23 +17,10 @@ export const modifyPendingOrderPayment: ToolDefinition<RetailState> = {
   name: "modify_pending_order_payment",
   kind: "write",
   description: "Modify the payment method of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.",
-  parameters: {
-    properties: {
-      order_id: {
-        description: "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.",
-        title: "Order Id",
-        type: "string",
-      },
-      payment_method_id: {
-        description: "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
-        title: "Payment Method Id",
-        type: "string",
-      },
-    },
-    required: ["order_id", "payment_method_id"],
-    title: "parameters",
-    type: "object",
-  },
+  parameters: parametersSchema({
+    order_id: orderIdProperty,
+    payment_method_id: paymentMethodIdProperty,
+  }),
   run(state, args) {
     const orderId = args.order_id as string;
     const paymentMethodId = args.payment_method_id as string;
@@ -64,15 +46,9 @@ export const modifyPendingOrderPayment: ToolDefinition<RetailState> = {
       { transaction_type: "refund", amount, payment_method_id: oldPaymentMethodId },
     ];
     edited.payment_history.push(...entries);
-    if (isGiftCard(method)) {
-      const giftCard = editGiftCard(state, edited.user_id, paymentMethodId);
-      giftCard.balance = pythonRound(giftCard.balance - amount, 2);
-    }
+    if (isGiftCard(method)) addToGiftCardBalance(state, edited.user_id, paymentMethodId, -amount);
     const oldMethod = getPaymentMethod(state, edited.user_id, oldPaymentMethodId);
-    if (isGiftCard(oldMethod)) {
-      const giftCard = editGiftCard(state, edited.user_id, oldPaymentMethodId);
-      giftCard.balance = pythonRound(giftCard.balance + amount, 2);
-    }
+    if (isGiftCard(oldMethod)) addToGiftCardBalance(state, edited.user_id, oldPaymentMethodId, amount);
     return orderResult(state, orderId, edited);
   },
 };

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { DatabaseBase } from "../../core/copy-on-write-database.js";
 import { validateJson } from "../../core/read-json-file.js";
 import { ToolKit } from "../../core/tool-kit.js";
-import { tau2DataDirectory, tau2DomainDirectory } from "../../../testing/shared-data.js";
+import { tau2DomainDirectory } from "../../../testing/shared-data.js";
 import type { RetailTables } from "./database.js";
 import { rememberFileOrder } from "./file-order.js";
 import { retailDomain } from "./index.js";
@@ -57,11 +57,6 @@ export function observe(state: RetailState, name: string, args: Record<string, u
 /** Runs one tool call and parses its (JSON) observation. */
 export function observeJson(state: RetailState, name: string, args: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(observe(state, name, args)) as Record<string, unknown>;
-}
-
-/** Path of the recorded retail trajectories. */
-export function retailTrajectoriesFile(): string {
-  return path.join(tau2DataDirectory(), "trajectories", "retail-qwen3-30b-a3b-base.train.json");
 }
 
 /**
