@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { goldConversation } from "../envs/tau2/gold-trajectory.js";
 import { gradeTau2 } from "../envs/tau2/grade.js";
-import { readTau2Results, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
+import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS } from "../envs/tau2/conversation-rules.js";
+import { readTau2Results, tau2RunInfo, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
 
 interface CommonOptions {
   domain: string;
@@ -33,7 +34,8 @@ export function runGold(options: CommonOptions, write: (line: string) => void): 
   }
   const perfect = rows.filter((row) => row.reward === 1).length;
   if (options.out !== undefined) {
-    writeTau2Results(options.out, { info: { source: "trace tau2 gold", domain: options.domain }, tasks: data.tasks, simulations });
+    const info = tau2RunInfo({ domain: options.domain, policy: data.policy, agent: "trace_gold_replay", user: "trace_scripted_user", maxSteps: DEFAULT_MAX_STEPS, maxErrors: DEFAULT_MAX_ERRORS });
+    writeTau2Results(options.out, { info, tasks: data.tasks, simulations });
   }
   write(`${options.domain}: ${perfect}/${rows.length} gold trajectories score 1.0`);
   if (options.json) write(JSON.stringify({ n: rows.length, perfect, tasks: rows }));

@@ -135,7 +135,7 @@ const SCALAR_TYPES = new Set(["string", "integer", "number", "boolean", "null"])
 
 /**
  * The part of a parameters schema that is checked before a tool runs: each argument's top-level type (scalars with
- * pydantic-like lax coercion, e.g. "5" → 5; enums), while the contents of lists and objects reach the tool untouched,
+ * pydantic-like lax coercion, e.g. "5" → 5), while the contents of lists and objects reach the tool untouched,
  * because τ²-bench's tools build and validate those themselves (pydantic models, with their own error messages).
  */
 function topLevelSchema(parameters: JsonSchema): JsonSchema {
@@ -145,7 +145,7 @@ function topLevelSchema(parameters: JsonSchema): JsonSchema {
     const type = schema.type;
     if (type === "array" || type === "object") shallow[name] = { type };
     else if (typeof type === "string" && SCALAR_TYPES.has(type)) {
-      shallow[name] = Object.fromEntries(Object.entries(schema).filter(([key]) => key === "type" || key === "enum" || key === "const"));
+      shallow[name] = Object.fromEntries(Object.entries(schema).filter(([key]) => key === "type"));
     } else shallow[name] = {};
   }
   return { type: "object", properties: shallow };

@@ -143,16 +143,47 @@ export function readTau2Results(file: string): { file: Tau2ResultsFile; tasks: T
   return { file: parsed, tasks: parsed.tasks, simulations };
 }
 
+/** τ²-bench's required `info` block (`Info`): who played agent and user, limits, and the domain's policy. */
+export function tau2RunInfo(options: {
+  domain: string;
+  policy: string;
+  agent: string;
+  user: string;
+  maxSteps: number;
+  maxErrors: number;
+  numTrials?: number;
+  seed?: number | null;
+}): Record<string, unknown> {
+  return {
+    git_commit: "trace",
+    num_trials: options.numTrials ?? 1,
+    max_steps: options.maxSteps,
+    max_errors: options.maxErrors,
+    user_info: { implementation: options.user, llm: null, llm_args: null, global_simulation_guidelines: null },
+    agent_info: { implementation: options.agent, llm: null, llm_args: null },
+    environment_info: { domain_name: options.domain, policy: options.policy, tool_defs: null },
+    seed: options.seed ?? null,
+  };
+}
+
 /** Builds a results file from simulations (their reward info as given) and writes it as JSON. */
 export function writeTau2Results(
   file: string,
   options: { info: Record<string, unknown>; tasks: readonly Tau2Task[]; simulations: readonly (Tau2Simulation & { rewardInfo?: Tau2RewardInfo | null })[] },
 ): void {
+  const now = new Date().toISOString();
   const document = {
-    timestamp: new Date().toISOString(),
+    timestamp: now,
     info: options.info,
     tasks: options.tasks,
     simulations: options.simulations.map((simulation) => ({
+      // τ²-bench requires these; conversations made here without timing get the export time and zero duration.
+      timestamp: now,
+      start_time: now,
+      end_time: now,
+      duration: 0,
+      agent_cost: null,
+      user_cost: null,
       ...simulation.extra,
       id: simulation.id,
       task_id: simulation.taskId,

@@ -179,3 +179,17 @@ test("a certificate listed twice fails with Python's KeyError after the first de
   assert.equal(state.has("reservations", "HATHAT"), false);
   assert.equal(economySeats(state, "HAT136", "2024-05-20"), 14);
 });
+
+test("an unknown flight type, cabin or insurance fails constructing the Reservation, with pydantic's text", () => {
+  const state = freshState();
+  // Text from τ²-bench 0ed2fd8 with pydantic 2.10.6 for the same calls.
+  assert.equal(
+    observe(state, "book_reservation", booking({ cabin: "first", insurance: "maybe" })),
+    "Error: 2 validation errors for Reservation\n" +
+      "cabin\n  Input should be 'business', 'economy' or 'basic_economy' [type=literal_error, input_value='first', input_type=str]\n" +
+      "    For further information visit https://errors.pydantic.dev/2.10/v/literal_error\n" +
+      "insurance\n  Input should be 'yes' or 'no' [type=literal_error, input_value='maybe', input_type=str]\n" +
+      "    For further information visit https://errors.pydantic.dev/2.10/v/literal_error",
+  );
+  assert.equal(state.has("reservations", "HATHAT"), false);
+});

@@ -1,7 +1,7 @@
 /** `book_reservation`: books flights for passengers, charging stored payment methods (τ²-bench's checks and order). */
 import { ToolError } from "../../core/tool-error.js";
 import type { AirlineTool } from "./airline-tool.js";
-import { flightInfoModel, passengerModel, paymentModel } from "./argument-models.js";
+import { flightInfoModel, newReservationModel, passengerModel, paymentModel } from "./argument-models.js";
 import type { AirlineState, CabinClass, FlightType, Insurance, Reservation, ReservationFlight } from "./database.js";
 import { cabinCount, getUser } from "./lookups.js";
 import { dumpReservation } from "./model-dumps.js";
@@ -88,6 +88,7 @@ export const bookReservation: AirlineTool = {
     const payments = (args.payment_methods as unknown[]).map((item) => buildModel(paymentModel, item));
     const user = getUser(state, userId);
     const reservationId = newReservationId(state);
+    buildModel(newReservationModel, args);
 
     // Price the flights; nothing is written until every check has passed.
     let totalPrice = 0;

@@ -11,9 +11,10 @@ const PYDANTIC_DOCS_VERSION = "2.10";
 /** pydantic-core truncates an `input_value` repr longer than this many bytes. */
 const INPUT_VALUE_MAX_BYTES = 50;
 
-type FieldType = "str" | "int";
+/** `str`, `int`, or a `Literal[...]` of strings (its allowed values in declaration order). */
+type FieldType = "str" | "int" | { literal: readonly string[] };
 
-/** A pydantic model with only `str` and `int` fields, listed in declaration order. */
+/** A pydantic model with `str`, `int` and string-literal fields, listed in declaration order. */
 export interface ModelSpec<Shape> {
   name: string;
   fields: readonly { name: keyof Shape & string; type: FieldType }[];
@@ -94,6 +95,14 @@ function validateInteger(value: unknown): number | Omit<FieldError, "field"> {
   return { message: "Input should be a valid integer", type: "int_type", input: value };
 }
 
+/** pydantic's `Literal[...]` of strings: "Input should be 'a', 'b' or 'c'". */
+function validateLiteral(value: unknown, allowed: readonly string[]): string | Omit<FieldError, "field"> {
+  if (typeof value === "string" && allowed.includes(value)) return value;
+  const quoted = allowed.map((option) => `'${option}'`);
+  const expected = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+  return { message: `Input should be ${expected}`, type: "literal_error", input: value };
+}
+
 function formatError(error: FieldError): string {
   return (
     `${error.field}\n  ${error.message} [type=${error.type}, input_value=${truncatedRepr(error.input)}, ` +
@@ -120,7 +129,8 @@ export function buildModel<Shape>(spec: ModelSpec<Shape>, input: unknown): Shape
       continue;
     }
     const value = record[field.name];
-    const result = field.type === "str" ? validateString(value) : validateInteger(value);
+    const result =
+      field.type === "str" ? validateString(value) : field.type === "int" ? validateInteger(value) : validateLiteral(value, field.type.literal);
     if (typeof result === "object") errors.push({ field: field.name, ...result });
     else out[field.name] = result;
   }
