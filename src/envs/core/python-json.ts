@@ -26,6 +26,14 @@ export function pythonFloatRepr(value: number): string {
   return text.includes(".") ? text : `${text}.0`;
 }
 
+/** Python's `str(float)`: the `repr` digits, with `inf`, `-inf` and `nan` as Python spells them (JSON says `Infinity`). */
+export function pythonFloatString(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (value === Infinity) return "inf";
+  if (value === -Infinity) return "-inf";
+  return pythonFloatRepr(value);
+}
+
 function encodeString(text: string): string {
   let out = '"';
   for (let index = 0; index < text.length; index++) {

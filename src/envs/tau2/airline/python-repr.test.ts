@@ -1,7 +1,8 @@
 /** Python's repr and str of JSON values. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pythonFloatString, pythonNumberString, pythonRepr, pythonStringRepr, pythonTypeName } from "./python-repr.js";
+import { pythonFloatString } from "../../core/python-json.js";
+import { pythonNumberString, pythonRepr, pythonStringRepr, pythonTypeName } from "./python-repr.js";
 
 test("strings use single quotes unless they contain only single quotes", () => {
   assert.equal(pythonStringRepr("abc"), "'abc'");

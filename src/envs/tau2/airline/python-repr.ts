@@ -1,5 +1,5 @@
 /** Python's `repr()`, `str()` and type names of parsed JSON values, for error messages worded as CPython's. */
-import { pythonFloatRepr } from "../../core/python-json.js";
+import { pythonFloatString } from "../../core/python-json.js";
 
 /** Characters `str.isprintable()` rejects (other than the plain space, which is printable). */
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
@@ -14,13 +14,6 @@ export function pythonTypeName(value: unknown): string {
   return "dict";
 }
 
-/** `str()` of a Python float: `repr`, but `inf`, `-inf` and `nan` spelled as Python spells them. */
-export function pythonFloatString(value: number): string {
-  if (Number.isNaN(value)) return "nan";
-  if (value === Infinity) return "inf";
-  if (value === -Infinity) return "-inf";
-  return pythonFloatRepr(value);
-}
 
 /** `str()` of a number that came from JSON: integral numbers print as Python ints, others as floats. */
 export function pythonNumberString(value: number): string {

@@ -5,7 +5,8 @@
  */
 import { ToolError } from "../../core/tool-error.js";
 import type { ToolDefinition } from "../../core/tool-kit.js";
-import { evaluatePythonExpression, pythonFloatString, toPythonFloat } from "./python-expression-evaluator.js";
+import { pythonFloatString } from "../../core/python-json.js";
+import { evaluatePythonExpression, toPythonFloat } from "./python-expression-evaluator.js";
 import { parsePythonExpression } from "./python-expression-parser.js";
 import { pythonRound } from "../../core/python-round.js";
 

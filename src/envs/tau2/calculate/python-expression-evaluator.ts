@@ -4,7 +4,7 @@
  * odd values the grammar allows (`()`, `...`, calls), raising the same exceptions with the same messages.
  * Complex numbers are tracked by type only: no value of one is ever printed, as `float()` rejects them.
  */
-import { pythonFloatRepr } from "../../core/python-json.js";
+import { pythonFloatString } from "../../core/python-json.js";
 import { correctlyRoundedPower } from "./correctly-rounded-power.js";
 import { binaryParts, bitLength, rationalToDouble } from "../../core/exact-float.js";
 import { PythonRuntimeError } from "./python-errors.js";
@@ -98,13 +98,6 @@ function pythonString(value: PythonValue): string {
   }
 }
 
-/** Python's `str(float)`: `repr` digits, but `inf`, `-inf` and `nan` where JSON would say `Infinity` / `NaN`. */
-export function pythonFloatString(value: number): string {
-  if (Number.isNaN(value)) return "nan";
-  if (value === Infinity) return "inf";
-  if (value === -Infinity) return "-inf";
-  return pythonFloatRepr(value);
-}
 
 function intToFloat(value: bigint): number {
   const result = Number(value);
