@@ -1,0 +1,18 @@
+/** A chat-completions request that ran past its per-attempt timeout on every attempt. */
+export class ChatTimeoutError extends Error {
+  override readonly name = "ChatTimeoutError";
+
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+    readonly attempts: number,
+    readonly model: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`POST ${url} timed out after ${timeoutMs} ms (${attempts} attempt${attempts === 1 ? "" : "s"})`, options.cause === undefined ? undefined : { cause: options.cause });
+  }
+
+  static isInstance(value: unknown): value is ChatTimeoutError {
+    return value instanceof Error && value.name === "ChatTimeoutError";
+  }
+}
