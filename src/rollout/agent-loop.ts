@@ -1,0 +1,182 @@
+/**
+ * The agent loop: policy ↔ environment ↔ user for one episode, following τ²-bench v0.2's `Orchestrator`.
+ *
+ * Flow: the agent's greeting (`rules.greeting`) opens the conversation (not a step); the user speaks; each agent turn
+ * is either text (to the user) or tool calls (all executed by the Episode, one tool message each, then the agent
+ * speaks again).
+ *
+ * Steps (τ² `Orchestrator.step`): a user turn, an agent turn and one environment turn (all tool calls of one agent
+ * message together) each count 1. Errors: tool observations with `error: true`, one per failed call. After every
+ * step whose next recipient is not the environment (i.e. not after an agent turn with tool calls), τ² checks
+ * `steps >= maxSteps` → max_steps, then `errors >= maxErrors` → too_many_errors; these checks run even when the step
+ * itself ended the episode, so they override agent_stop / user_stop (too_many_errors winning over max_steps).
+ *
+ * Deviations, where τ² would raise and abort the whole run: a policy call that throws or an agent message with
+ * neither text nor tool calls ends the episode with agent_error; a user that throws or returns empty text ends it with
+ * user_error. The error text is kept in the result's `error`. An agent message with the stop token and tool calls
+ * stops without executing them (τ² would raise since the last message goes to the environment).
+ */
+import type { ChatClient } from "../models/chat-client.js";
+import type { ChatRequest } from "../models/chat-types.js";
+import type { Environment } from "../spec/environment.js";
+import type { AssistantMessage, Message, ToolMessage } from "../spec/message.js";
+import type { Task } from "../spec/task.js";
+import type { TerminationReason, Trajectory } from "../spec/trajectory.js";
+import type { SimulatedUser } from "./simulated-user.js";
+
+/** Sampling parameters sent with every policy request. */
+export interface SamplingOptions {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  logprobs?: boolean;
+  /** vLLM: ask for prompt and completion token ids so assistant messages carry `tokens`. */
+  returnTokenIds?: boolean;
+}
+
+export interface RunEpisodeOptions {
+  environment: Environment;
+  task: Task;
+  policy: ChatClient;
+  sampling?: SamplingOptions;
+  user: SimulatedUser;
+  /** Overrides `environment.rules.maxSteps`. */
+  maxSteps?: number;
+  /** Overrides `environment.rules.maxErrors`. */
+  maxErrors?: number;
+  /** Recorded on the trajectory (default 0). */
+  trial?: number;
+  /** Called once per message as it joins the conversation, greeting included. */
+  onMessage?: (message: Message) => void;
+}
+
+export interface EpisodeResult {
+  trajectory: Trajectory;
+  /** Steps as τ² counts them (the greeting excluded). */
+  steps: number;
+  /** Tool observations with `error: true`. */
+  errors: number;
+  durationMs: number;
+  /** For agent_error / user_error: what went wrong. */
+  error?: string;
+}
+
+type Recipient = "agent" | "user" | "environment";
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function hasText(content: string | null | undefined): boolean {
+  return content != null && content.trim() !== "";
+}
+
+function policyRequest(options: RunEpisodeOptions, system: string, messages: readonly Message[]): ChatRequest {
+  const request: ChatRequest = {
+    messages: [{ role: "system", content: system }, ...messages],
+    tools: [...options.environment.tools(options.task)],
+  };
+  const sampling = options.sampling ?? {};
+  if (sampling.temperature !== undefined) request.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) request.topP = sampling.topP;
+  if (sampling.maxTokens !== undefined) request.maxTokens = sampling.maxTokens;
+  if (sampling.seed !== undefined) request.seed = sampling.seed;
+  if (sampling.logprobs !== undefined) request.logprobs = sampling.logprobs;
+  if (sampling.returnTokenIds !== undefined) request.returnTokenIds = sampling.returnTokenIds;
+  return request;
+}
+
+/** Runs one episode to its end and grades it; never throws for policy or user failures (see the module comment). */
+export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeResult> {
+  const started = performance.now();
+  const { environment, task, policy, user } = options;
+  const rules = environment.rules;
+  const maxSteps = options.maxSteps ?? rules.maxSteps;
+  const maxErrors = options.maxErrors ?? rules.maxErrors;
+  const system = environment.systemPrompt(task);
+  const episode = environment.start(task);
+  const messages: Message[] = [];
+  const push = (message: Message) => {
+    messages.push(message);
+    options.onMessage?.(message);
+  };
+  const isAgentStop = (content: string | null) =>
+    rules.agentStopToken !== undefined && content !== null && content.includes(rules.agentStopToken);
+  const isUserStop = (content: string) => rules.userStopTokens.some((token) => content.includes(token));
+
+  let steps = 0;
+  let errors = 0;
+  let termination: TerminationReason | undefined;
+  let failure: string | undefined;
+  let pendingCalls: AssistantMessage | undefined;
+  // τ²: the greeting is the agent's first message, sent to the user; it is not a step. Without one the user opens.
+  let next: Recipient = "user";
+  if (rules.greeting !== undefined) push({ role: "assistant", content: rules.greeting });
+
+  while (termination === undefined) {
+    if (next === "user") {
+      let content: string;
+      try {
+        content = (await user.respond(messages)).content;
+      } catch (error) {
+        failure = errorText(error);
+        termination = "user_error";
+        break;
+      }
+      if (!hasText(content)) {
+        failure = "user sent an empty message";
+        termination = "user_error";
+        break;
+      }
+      push({ role: "user", content });
+      if (isUserStop(content)) termination = "user_stop";
+      next = "agent";
+    } else if (next === "agent") {
+      let message: AssistantMessage;
+      try {
+        message = (await policy.complete(policyRequest(options, system, messages))).message;
+      } catch (error) {
+        failure = errorText(error);
+        termination = "agent_error";
+        break;
+      }
+      const calls = message.tool_calls ?? [];
+      if (calls.length === 0 && !hasText(message.content)) {
+        failure = "agent sent an empty message (no text and no tool calls)";
+        termination = "agent_error";
+        break;
+      }
+      push(message);
+      if (isAgentStop(message.content)) termination = "agent_stop";
+      if (calls.length > 0 && termination === undefined) {
+        pendingCalls = message;
+        next = "environment";
+      } else {
+        next = "user";
+      }
+    } else {
+      for (const call of pendingCalls?.tool_calls ?? []) {
+        const result = episode.executeToolCall(call);
+        if (result.error) errors += 1;
+        const observation: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content, error: result.error };
+        push(observation);
+      }
+      pendingCalls = undefined;
+      next = "agent";
+    }
+    steps += 1;
+    // τ²: limits are checked only when the next message does not go to the environment, and after a stop as well.
+    if (next === "environment") continue;
+    if (steps >= maxSteps) termination = "max_steps";
+    if (errors >= maxErrors) termination = "too_many_errors";
+  }
+
+  const reward = environment.grade(task, messages, termination);
+  const trajectory: Trajectory = { environment: environment.name, taskId: task.id, trial: options.trial ?? 0, messages, termination, reward };
+  if (options.sampling?.seed !== undefined) trajectory.seed = options.sampling.seed;
+  const result: EpisodeResult = { trajectory, steps, errors, durationMs: performance.now() - started };
+  if (failure !== undefined) result.error = failure;
+  return result;
+}
