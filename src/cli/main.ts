@@ -1,6 +1,7 @@
 /** The `trace` command line: parses arguments and dispatches to the command modules. */
 import { Command, CommanderError } from "commander";
 import { DataFileError } from "../envs/core/data-file-error.js";
+import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
 
 /** Builds the CLI program (exported for tests). */
@@ -11,6 +12,7 @@ export function createProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerTau2Commands(program);
+  registerRolloutCommands(program);
   return program;
 }
 

@@ -1,0 +1,270 @@
+/** `trace rollout`, `trace import` and `trace export`: run policies in an environment into a run directory's store. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { DEFAULT_MAX_ERRORS } from "../envs/tau2/conversation-rules.js";
+import { loadTau2Domain } from "../envs/tau2/domains.js";
+import { createTau2Environment } from "../envs/tau2/environment.js";
+import { tau2RunInfo } from "../envs/tau2/results-file.js";
+import { createChatClient } from "../models/chat-client.js";
+import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
+import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
+import { exportJsonl, exportTau2Results, importTau2Results } from "../store/exchange.js";
+import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
+
+/** The TRACE paper's step limit. */
+export const PAPER_MAX_STEPS = 50;
+
+/** A bad command-line value: printed as one line. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export interface RolloutCommandOptions {
+  env: string;
+  dataDir: string;
+  agentUrl: string;
+  agentModel: string;
+  agentApiKey?: string;
+  userUrl?: string;
+  userModel?: string;
+  userApiKey?: string;
+  userGuidelines?: string;
+  trials: string;
+  concurrency: string;
+  temperature?: string;
+  maxSteps: string;
+  maxErrors?: string;
+  seed: string;
+  tasks?: string;
+  out: string;
+  json?: boolean;
+}
+
+/** The resolved configuration written to RUN_DIR/config.json (no API keys). */
+export interface RolloutConfig {
+  env: string;
+  domain: string;
+  dataDir: string;
+  agent: { url: string; model: string; temperature: number | null };
+  user: { kind: "llm"; url: string; model: string; guidelinesDir: string; temperature: number };
+  trials: number;
+  concurrency: number;
+  maxSteps: number;
+  maxErrors: number;
+  seed: number;
+  tasks: string[];
+}
+
+function domainOf(env: string): "airline" | "retail" {
+  if (env === "tau2-airline") return "airline";
+  if (env === "tau2-retail") return "retail";
+  throw new UsageError(`unknown environment ${JSON.stringify(env)} (expected tau2-airline or tau2-retail)`);
+}
+
+function integer(name: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function number(name: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0) throw new UsageError(`${name} must be a non-negative number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function storeFile(runDir: string): string {
+  return path.join(runDir, "store.sqlite");
+}
+
+function withStore<T>(file: string, fn: (store: TrajectoryStore) => T): T {
+  const store = openTrajectoryStore(file);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function formatSummary(summary: RolloutSummary): string {
+  const pass = summary.passRate === null ? "-" : `${(100 * summary.passRate).toFixed(1)}%`;
+  return `${summary.total} episodes: ${summary.finished} finished, ${summary.skipped} skipped (already done), ${summary.failed} failed, ${summary.remaining} remaining; pass rate ${pass}`;
+}
+
+/** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
+export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+  const domain = domainOf(options.env);
+  const data = loadTau2Domain(domain, options.dataDir);
+  const environment = createTau2Environment(data);
+  const requestedTasks = options.tasks === undefined ? undefined : options.tasks.split(",").map((id) => id.trim()).filter((id) => id !== "");
+  const tasks = requestedTasks === undefined ? environment.tasks() : requestedTasks.map((id) => environment.task(id));
+  const guidelinesDir = options.userGuidelines ?? path.join(path.dirname(path.resolve(options.dataDir)), "user_simulator");
+  const guidelines = readUserSimulatorGuidelines(guidelinesDir);
+  const temperature = options.temperature === undefined ? null : number("--temperature", options.temperature);
+  const config: RolloutConfig = {
+    env: environment.name,
+    domain,
+    dataDir: path.resolve(options.dataDir),
+    agent: { url: options.agentUrl, model: options.agentModel, temperature },
+    user: { kind: "llm", url: options.userUrl ?? options.agentUrl, model: options.userModel ?? options.agentModel, guidelinesDir: path.resolve(guidelinesDir), temperature: 0 },
+    trials: integer("--trials", options.trials, 1),
+    concurrency: integer("--concurrency", options.concurrency, 1),
+    maxSteps: integer("--max-steps", options.maxSteps, 1),
+    maxErrors: options.maxErrors === undefined ? DEFAULT_MAX_ERRORS : integer("--max-errors", options.maxErrors, 1),
+    seed: integer("--seed", options.seed, 0),
+    tasks: tasks.map((task) => task.id),
+  };
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(path.join(options.out, "config.json"), JSON.stringify(config, null, 2) + "\n");
+
+  const policy = createChatClient({ baseUrl: config.agent.url, model: config.agent.model, maxConcurrency: config.concurrency, ...(options.agentApiKey ? { apiKey: options.agentApiKey } : {}) });
+  const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);
+  const userClient = createChatClient({ baseUrl: config.user.url, model: config.user.model, maxConcurrency: config.concurrency, ...(userApiKey ? { apiKey: userApiKey } : {}) });
+  const printer = createProgressPrinter(process.stderr);
+  const summary = await withStoreAsync(storeFile(options.out), (store) =>
+    runRollouts({
+      environment,
+      tasks,
+      trials: config.trials,
+      concurrency: config.concurrency,
+      store,
+      policy,
+      makeUser: (task) => createLlmUserSimulator({ client: userClient, guidelines, scenario: task.userInstructions, sampling: { temperature: config.user.temperature } }),
+      sampling: temperature === null ? {} : { temperature },
+      baseSeed: config.seed,
+      maxSteps: config.maxSteps,
+      maxErrors: config.maxErrors,
+      metadata: { agentModel: config.agent.model, userModel: config.user.model, temperature },
+      onProgress: (progress) => printer.update(progress),
+      ...(signal === undefined ? {} : { signal }),
+    }),
+  );
+  printer.done();
+  write(`${environment.name}: ${formatSummary(summary)}`);
+  if (summary.aborted) {
+    process.stderr.write(`trace: interrupted; ${summary.remaining} episodes not done. Resume with the same command (finished episodes are kept in ${storeFile(options.out)}).\n`);
+  }
+  if (options.json) write(JSON.stringify(summary));
+  return summary;
+}
+
+async function withStoreAsync<T>(file: string, fn: (store: TrajectoryStore) => Promise<T>): Promise<T> {
+  const store = openTrajectoryStore(file);
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** `trace import`: a τ²-bench results file into RUN_DIR/store.sqlite. */
+export function runImportCommand(results: string, options: { env: string; out: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
+  domainOf(options.env);
+  mkdirSync(options.out, { recursive: true });
+  const outcome = withStore(storeFile(options.out), (store) => {
+    const imported = importTau2Results(store, results, options.env);
+    const summary = store.summary({ environment: options.env });
+    return { imported, episodes: summary.finished, passed: summary.passed };
+  });
+  write(`${options.env}: imported ${outcome.imported} simulations from ${results}; the store holds ${outcome.episodes} finished episodes, ${outcome.passed} passed`);
+  if (options.json) write(JSON.stringify(outcome));
+  return outcome;
+}
+
+/** `trace export`: a run directory's episodes as a τ²-bench results file or JSON Lines. */
+export function runExportCommand(runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
+  const domain = domainOf(options.env);
+  if (options.format !== "tau2" && options.format !== "jsonl") throw new UsageError(`unknown export format ${JSON.stringify(options.format)} (expected tau2 or jsonl)`);
+  const file = storeFile(runDir);
+  if (!existsSync(file)) throw new UsageError(`${runDir} has no store.sqlite (not a run directory)`);
+  let exported: number;
+  if (options.format === "jsonl") {
+    exported = withStore(file, (store) => exportJsonl(store, options.out, { environment: options.env }));
+  } else {
+    // The τ² file embeds the tasks and the policy: from --data-dir, else the run's config.json, else none.
+    const configFile = path.join(runDir, "config.json");
+    const configured = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as Partial<RolloutConfig>) : {};
+    const dataDir = options.dataDir ?? configured.dataDir;
+    const data = dataDir === undefined ? undefined : loadTau2Domain(domain, dataDir);
+    exported = withStore(file, (store) => {
+      const ids = new Set(store.listEpisodes({ environment: options.env, status: "finished" }).map((record) => record.taskId));
+      const info = tau2RunInfo({
+        domain,
+        policy: data?.policy ?? "",
+        agent: configured.agent?.model ?? "trace",
+        user: configured.user?.model ?? "trace",
+        maxSteps: configured.maxSteps ?? PAPER_MAX_STEPS,
+        maxErrors: configured.maxErrors ?? DEFAULT_MAX_ERRORS,
+        numTrials: configured.trials ?? 1,
+        seed: configured.seed ?? null,
+      });
+      return exportTau2Results(store, { environment: options.env, file: options.out, info, tasks: (data?.tasks ?? []).filter((task) => ids.has(task.id)) });
+    });
+  }
+  write(`${options.env}: exported ${exported} episodes as ${options.format} to ${options.out}`);
+  if (options.json) write(JSON.stringify({ exported }));
+  return { exported };
+}
+
+export function registerRolloutCommands(program: Command): void {
+  const write = (line: string) => void process.stdout.write(line + "\n");
+  program
+    .command("rollout")
+    .description("run the agent on tasks × trials of an environment into RUN_DIR/store.sqlite (resumable: rerun the same command)")
+    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
+    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md)")
+    .requiredOption("--agent-url <url>", "OpenAI-compatible base URL of the policy, e.g. http://localhost:8000/v1")
+    .requiredOption("--agent-model <model>", "policy model name")
+    .option("--agent-api-key <key>", "API key of the policy endpoint")
+    .option("--user-url <url>", "user simulator base URL (default: the agent's)")
+    .option("--user-model <model>", "user simulator model (default: the agent's)")
+    .option("--user-api-key <key>", "API key of the user endpoint (default: the agent's when --user-url is not given)")
+    .option("--user-guidelines <dir>", "directory with simulation_guidelines.md (default: DATA_DIR/../user_simulator)")
+    .option("--trials <n>", "trials per task", "1")
+    .option("--concurrency <n>", "episodes in flight at once", "1")
+    .option("--temperature <t>", "policy sampling temperature (default: the server's)")
+    .option("--max-steps <n>", "step limit per episode (the paper's 50)", String(PAPER_MAX_STEPS))
+    .option("--max-errors <n>", `tool-error limit per episode (default ${DEFAULT_MAX_ERRORS})`)
+    .option("--seed <s>", "seed of episode 0; episode i gets seed + i", "0")
+    .option("--tasks <ids>", "comma-separated task ids (default: all)")
+    .requiredOption("--out <dir>", "run directory (store.sqlite, config.json)")
+    .option("--json", "end with one JSON line: the summary")
+    .action(async (options: RolloutCommandOptions) => {
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once("SIGINT", onSigint);
+      try {
+        const summary = await runRolloutCommand(options, write, controller.signal);
+        if (summary.aborted) {
+          // Abandoned requests may still be open; nothing is left to write, so leave now.
+          process.exit(130);
+        }
+        if (summary.failed > 0) process.exitCode = 2;
+      } finally {
+        process.removeListener("SIGINT", onSigint);
+      }
+    });
+  program
+    .command("import")
+    .description("import a τ²-bench results file into RUN_DIR/store.sqlite")
+    .argument("<results>", "τ²-bench results JSON")
+    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
+    .requiredOption("--out <dir>", "run directory")
+    .option("--json", "end with one JSON line {imported, episodes, passed}")
+    .action((results: string, options: { env: string; out: string; json?: boolean }) => {
+      runImportCommand(results, options, write);
+    });
+  program
+    .command("export")
+    .description("export a run directory's finished episodes (tau2) or all episodes (jsonl)")
+    .argument("<run-dir>", "run directory")
+    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
+    .requiredOption("--format <format>", "tau2 or jsonl")
+    .requiredOption("--out <file>", "output file")
+    .option("--data-dir <dir>", "domain directory for the tasks and policy embedded in a tau2 file (default: from config.json)")
+    .option("--json", "end with one JSON line {exported}")
+    .action((runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }) => {
+      runExportCommand(runDir, options, write);
+    });
+}
