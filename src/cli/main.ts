@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { DataFileError } from "../envs/core/data-file-error.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
+import { registerShowCommand } from "./show-command.js";
 import { registerTau2Commands } from "./tau2-commands.js";
 
 /** Builds the CLI program (exported for tests). */
@@ -13,6 +14,7 @@ export function createProgram(): Command {
     .showHelpAfterError();
   registerTau2Commands(program);
   registerRolloutCommands(program);
+  registerShowCommand(program);
   return program;
 }
 

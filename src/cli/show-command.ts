@@ -1,0 +1,39 @@
+/** `trace show RUN`: pass rate per environment and overall, pass^k, terminations, tokens and cost of a run. */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { buildRunReport, formatRunReport, type RunReport } from "../rollout/run-report.js";
+import { openTrajectoryStore } from "../store/trajectory-store.js";
+
+/** A path that is not a run directory (no `store.sqlite`). */
+export class NotARunError extends Error {
+  override readonly name = "NotARunError";
+  constructor(readonly runDirectory: string) {
+    super(`${runDirectory} is not a run directory (no store.sqlite)`);
+  }
+}
+
+/** Reads the run's store and builds its report. */
+export function showRun(runDirectory: string): RunReport {
+  const file = path.join(runDirectory, "store.sqlite");
+  if (!existsSync(file)) throw new NotARunError(runDirectory);
+  const store = openTrajectoryStore(file);
+  try {
+    return buildRunReport(store.listEpisodes({ status: "finished" }));
+  } finally {
+    store.close();
+  }
+}
+
+export function registerShowCommand(program: Command): void {
+  program
+    .command("show")
+    .description("summarise a run: pass rate per environment and overall, pass^k, terminations, tokens, cost")
+    .argument("<run>", "run directory (holds store.sqlite)")
+    .option("--json", "end with one JSON line: the report")
+    .action((runDirectory: string, options: { json?: boolean }) => {
+      const report = showRun(runDirectory);
+      process.stdout.write(formatRunReport(report) + "\n");
+      if (options.json) process.stdout.write(JSON.stringify(report) + "\n");
+    });
+}
