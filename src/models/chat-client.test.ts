@@ -136,7 +136,7 @@ test("503 is retried, and a Retry-After header sets the wait", async () => {
     assert.equal(server.received.length, 3);
     const waitAfter429 = times[2]! - times[1]!;
     assert.ok(waitAfter429 >= 140, `waited ${waitAfter429} ms after Retry-After: 0.15`);
-    assert.deepEqual(client.usage(), { requests: 1, retries: 2, failures: 0, promptTokens: 10, completionTokens: 2 });
+    assert.deepEqual(client.usage(), { requests: 1, retries: 2, failures: 0, promptTokens: 10, completionTokens: 2, cost: null });
   } finally {
     await server.close();
   }
@@ -156,7 +156,7 @@ test("a hung server times out on every attempt and ends in ChatTimeoutError", as
       return true;
     });
     assert.equal(server.received.length, 3);
-    assert.deepEqual(client.usage(), { requests: 1, retries: 2, failures: 1, promptTokens: 0, completionTokens: 0 });
+    assert.deepEqual(client.usage(), { requests: 1, retries: 2, failures: 1, promptTokens: 0, completionTokens: 0, cost: null });
   } finally {
     await server.close();
   }
@@ -189,7 +189,7 @@ test("400 fails at once with ChatRequestError carrying the server's text", async
       return true;
     });
     assert.equal(server.received.length, 1);
-    assert.deepEqual(client.usage(), { requests: 1, retries: 0, failures: 1, promptTokens: 0, completionTokens: 0 });
+    assert.deepEqual(client.usage(), { requests: 1, retries: 0, failures: 1, promptTokens: 0, completionTokens: 0, cost: null });
   } finally {
     await server.close();
   }
@@ -233,12 +233,12 @@ test("the concurrency limit is never exceeded and usage totals add up", async ()
     sendJson(res, 200, chatBody({ content: `n=${n}` }, {}, { prompt_tokens: n, completion_tokens: 1 }));
   });
   try {
-    const client = createChatClient({ baseUrl: server.baseUrl, model: "m", maxConcurrency: 3, ...fast });
+    const client = createChatClient({ baseUrl: server.baseUrl, model: "m", maxConcurrency: 3, pricing: { promptPerMillion: 2, completionPerMillion: 10 }, ...fast });
     const conversations = Array.from({ length: 15 }, (_, i) => Array.from({ length: i + 1 }, (): Message => ({ role: "user", content: "x" })));
     const completions = await Promise.all(conversations.map((messages) => client.complete({ messages })));
     assert.deepEqual(completions.map((c) => c.message.content), conversations.map((m) => `n=${m.length}`));
     assert.equal(server.peakInFlight, 3);
-    assert.deepEqual(client.usage(), { requests: 15, retries: 0, failures: 0, promptTokens: (15 * 16) / 2, completionTokens: 15 });
+    assert.deepEqual(client.usage(), { requests: 15, retries: 0, failures: 0, promptTokens: (15 * 16) / 2, completionTokens: 15, cost: (120 * 2 + 15 * 10) / 1e6 });
   } finally {
     await server.close();
   }

@@ -4,7 +4,7 @@ import { ChatConnectionError } from "./chat-connection-error.js";
 import { chatRequestBody } from "./chat-request-body.js";
 import { ChatRequestError } from "./chat-request-error.js";
 import { ChatTimeoutError } from "./chat-timeout-error.js";
-import type { ChatCompletion, ChatRequest, UsageTotals } from "./chat-types.js";
+import type { ChatCompletion, ChatRequest, TokenPricing, UsageTotals } from "./chat-types.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
 import { parseChatResponse } from "./parse-chat-response.js";
 import { isRetryableStatus, retryDelayMs } from "./retry-delay.js";
@@ -25,6 +25,8 @@ export interface ChatClientOptions {
   retryBaseMs?: number;
   /** Cap on any one wait between attempts, `Retry-After` included, in ms (default 30 000). */
   maxRetryDelayMs?: number;
+  /** Token prices for cost accounting in `usage()` (default: none, cost is null). */
+  pricing?: TokenPricing;
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
 }
@@ -49,7 +51,8 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const limit = createConcurrencyLimit(options.maxConcurrency ?? 16);
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  const totals: UsageTotals = { requests: 0, retries: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+  const totals: Omit<UsageTotals, "cost"> = { requests: 0, retries: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+  const pricing = options.pricing;
 
   async function attempt(body: string): Promise<AttemptOutcome> {
     const controller = new AbortController();
@@ -102,6 +105,9 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         throw error;
       }
     },
-    usage: () => ({ ...totals }),
+    usage: () => ({
+      ...totals,
+      cost: pricing === undefined ? null : (totals.promptTokens * pricing.promptPerMillion + totals.completionTokens * pricing.completionPerMillion) / 1e6,
+    }),
   };
 }

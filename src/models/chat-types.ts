@@ -50,4 +50,12 @@ export interface UsageTotals {
   failures: number;
   promptTokens: number;
   completionTokens: number;
+  /** Cost in the pricing's currency, from the token totals; null when the client has no pricing. */
+  cost: number | null;
+}
+
+/** Token prices of an endpoint (e.g. USD per million tokens), for cost accounting. */
+export interface TokenPricing {
+  promptPerMillion: number;
+  completionPerMillion: number;
 }
