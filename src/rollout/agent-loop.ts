@@ -58,6 +58,8 @@ export interface EpisodeResult {
   /** Tool observations with `error: true`. */
   errors: number;
   durationMs: number;
+  /** Tokens the policy's server reported for this episode (its `usage` fields, summed over turns). */
+  policyUsage: { promptTokens: number; completionTokens: number };
   /** For agent_error / user_error: what went wrong. */
   error?: string;
 }
@@ -91,6 +93,7 @@ function policyRequest(options: RunEpisodeOptions, system: string, messages: rea
 /** Runs one episode to its end and grades it; never throws for policy or user failures (see the module comment). */
 export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeResult> {
   const started = performance.now();
+  const policyUsage = { promptTokens: 0, completionTokens: 0 };
   const { environment, task, policy, user } = options;
   const rules = environment.rules;
   const maxSteps = options.maxSteps ?? rules.maxSteps;
@@ -136,7 +139,10 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
     } else if (next === "agent") {
       let message: AssistantMessage;
       try {
-        message = (await policy.complete(policyRequest(options, system, messages))).message;
+        const completion = await policy.complete(policyRequest(options, system, messages));
+        policyUsage.promptTokens += completion.usage.promptTokens;
+        policyUsage.completionTokens += completion.usage.completionTokens;
+        message = completion.message;
       } catch (error) {
         failure = errorText(error);
         termination = "agent_error";
@@ -176,7 +182,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
   const reward = environment.grade(task, messages, termination);
   const trajectory: Trajectory = { environment: environment.name, taskId: task.id, trial: options.trial ?? 0, messages, termination, reward };
   if (options.sampling?.seed !== undefined) trajectory.seed = options.sampling.seed;
-  const result: EpisodeResult = { trajectory, steps, errors, durationMs: performance.now() - started };
+  const result: EpisodeResult = { trajectory, steps, errors, durationMs: performance.now() - started, policyUsage };
   if (failure !== undefined) result.error = failure;
   return result;
 }

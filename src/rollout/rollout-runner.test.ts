@@ -54,6 +54,9 @@ test("2 tasks × 2 trials finish and are stored with per-episode seeds; a rerun 
   assert.equal(byKey.get("0/0")!.seed, 100);
   assert.equal(byKey.get("1/1")!.seed, 103);
   for (const record of records) assert.equal(record.termination, "user_stop");
+  const perEpisodeRequests = server.received.length / 4;
+  // The fake server reports 10 prompt / 2 completion tokens per request; the runner keeps the server's counts.
+  for (const record of records) assert.deepEqual(record.metadata?.policyUsage, { promptTokens: 10 * perEpisodeRequests, completionTokens: 2 * perEpisodeRequests });
   const seeds = server.received.map((r) => r.body.seed as number).sort();
   assert.deepEqual([...new Set(seeds)], [100, 101, 102, 103]);
   assert.equal(server.received[0]!.body.temperature, 0.7);

@@ -217,7 +217,7 @@ export async function runRollouts(options: RunRolloutsOptions): Promise<RolloutS
     ran += 1;
     if (outcome.ok) {
       const { result } = outcome;
-      const metadata: Record<string, unknown> = { ...options.metadata, steps: result.steps, errors: result.errors, durationMs: Math.round(result.durationMs) };
+      const metadata: Record<string, unknown> = { ...options.metadata, steps: result.steps, errors: result.errors, durationMs: Math.round(result.durationMs), policyUsage: result.policyUsage };
       if (result.error !== undefined) metadata.error = result.error;
       try {
         store.finishEpisode(episode.key, result.trajectory, { metadata, startedAt });

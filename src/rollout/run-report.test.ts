@@ -27,6 +27,8 @@ test("pass rate, pass^k as τ²-bench defines it, terminations and tokens", () =
   assert.deepEqual(airline.terminations, { user_stop: 3, max_steps: 1 });
   assert.deepEqual([airline.promptTokens, airline.completionTokens, airline.cost], [12, 4, 0.5]);
   assert.equal(report.environments[1]!.cost, null);
+  const counted = buildRunReport([{ ...episode("e", "0", 0, true), metadata: { policyUsage: { promptTokens: 100, completionTokens: 7 } } }]);
+  assert.deepEqual([counted.environments[0]!.promptTokens, counted.environments[0]!.completionTokens], [100, 7]);
   assert.deepEqual(report.overall, { tasks: 3, finished: 5, passed: 3, passRate: 0.6 });
   assert.match(formatRunReport(report), /^overall +\| +3 \| +5 \| +3 \| +0\.600/m);
 });

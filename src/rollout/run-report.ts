@@ -11,6 +11,7 @@ export interface EnvironmentReport {
   /** τ²-bench's pass^k: mean over tasks with ≥ k finished trials of C(successes, k) / C(trials, k). */
   passHatK: Record<number, number>;
   terminations: Record<string, number>;
+  /** Policy tokens: the server's usage counts when the runner recorded them, else the recorded token ids. */
   promptTokens: number;
   completionTokens: number;
   /** Sum of recorded agent + user costs (τ²-bench imports carry them), or null when none is known. */
@@ -48,10 +49,17 @@ export function buildRunReport(episodes: readonly EpisodeRecord[]): RunReport {
       byTask.set(episode.taskId, [...(byTask.get(episode.taskId) ?? []), episode.success === true]);
       const termination = episode.termination ?? "unknown";
       terminations[termination] = (terminations[termination] ?? 0) + 1;
-      for (const message of episode.messages ?? []) {
-        if (message.role !== "assistant" || message.tokens === undefined) continue;
-        promptTokens += message.tokens.promptTokenIds.length;
-        completionTokens += message.tokens.completionTokenIds.length;
+      const usage = episode.metadata?.policyUsage as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
+      if (typeof usage?.promptTokens === "number" && typeof usage.completionTokens === "number") {
+        // The server's own count, kept by the runner (it covers servers that return no token ids).
+        promptTokens += usage.promptTokens;
+        completionTokens += usage.completionTokens;
+      } else {
+        for (const message of episode.messages ?? []) {
+          if (message.role !== "assistant" || message.tokens === undefined) continue;
+          promptTokens += message.tokens.promptTokenIds.length;
+          completionTokens += message.tokens.completionTokenIds.length;
+        }
       }
       for (const key of ["agent_cost", "user_cost"]) {
         const value = episode.extra?.[key];
