@@ -1,0 +1,138 @@
+"""`python -m trace_worker serve|init-tiny …` (also under `torchrun --nproc-per-node N -m trace_worker serve …`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from .errors import WorkerError
+
+
+def _serve(arguments: argparse.Namespace) -> int:
+    import torch
+    import torch.distributed as distributed
+
+    from .collective import Collective, TorchCollective
+    from .engine import Engine
+    from .server import WorkerApplication, create_server, perform
+
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    collective: Collective = Collective()
+    device = arguments.device
+    if world_size > 1:
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        use_cuda = torch.cuda.is_available() and device in ("auto", "cuda")
+        if use_cuda:
+            torch.cuda.set_device(local_rank)
+            device = f"cuda:{local_rank}"
+        distributed.init_process_group(backend="nccl" if use_cuda else "gloo")
+        collective = TorchCollective()
+    engine = Engine(arguments.model, arguments.served_model_name, device, arguments.dtype, arguments.attention)
+    application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes)
+    application.trainer.micro_batch_tokens = arguments.micro_batch_tokens
+    application.executor.max_batch_size = arguments.max_batch_size
+
+    if collective.rank != 0:
+        logging.info("rank %d follows rank 0's trainer calls", collective.rank)
+        while True:
+            operation, body = collective.broadcast_object(None)
+            if operation == "shutdown":
+                break
+            try:
+                perform(application.trainer, operation, body)
+            except WorkerError:
+                pass  # rank 0 met the same error and answered it
+        application.executor.stop()
+        distributed.destroy_process_group()
+        return 0
+
+    server = create_server(application, arguments.host, arguments.port)
+    host, port = server.server_address[:2]
+    print(f"trace-worker: serving {engine.served_name} on http://{host}:{port} ({engine.device}, {engine.dtype}, world size {collective.world_size})", flush=True)
+
+    def stop(_signal: int, _frame: Any) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        if collective.world_size > 1:
+            application.executor.call(lambda: collective.broadcast_object(("shutdown", None)))
+        application.executor.stop()
+        if collective.world_size > 1:
+            distributed.destroy_process_group()
+    return 0
+
+
+def _init_tiny(arguments: argparse.Namespace) -> int:
+    from .tiny_checkpoint import TinyModelShape, create_tiny_checkpoint
+
+    shape = TinyModelShape(
+        vocab_size=arguments.vocab_size,
+        hidden_size=arguments.hidden_size,
+        layers=arguments.layers,
+        attention_heads=arguments.attention_heads,
+        key_value_heads=arguments.key_value_heads,
+        head_dim=arguments.head_dim,
+        intermediate_size=arguments.intermediate_size,
+        experts=arguments.experts,
+        seed=arguments.seed,
+    )
+    directory = create_tiny_checkpoint(Path(arguments.directory), shape)
+    print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory}", flush=True)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m trace_worker", description=__doc__)
+    commands = root.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve the sampler and trainer over HTTP")
+    serve.add_argument("--model", required=True, help="Hugging Face checkpoint directory")
+    serve.add_argument("--served-model-name", default=None)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    serve.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N")
+    serve.add_argument("--dtype", default="auto", help="auto (bf16 on GPU, fp32 on CPU), float32, bfloat16, float16")
+    serve.add_argument("--attention", default="sdpa", help="transformers attn_implementation")
+    serve.add_argument("--api-key", default=None, help="require Authorization: Bearer KEY (or set TRACE_WORKER_API_KEY)")
+    serve.add_argument("--max-request-bytes", type=int, default=64 << 20)
+    serve.add_argument("--max-batch-size", type=int, default=64, help="most chat requests decoded together")
+    serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")
+    serve.set_defaults(run=_serve)
+    tiny = commands.add_parser("init-tiny", help="write a tiny Qwen3-style checkpoint with random weights")
+    tiny.add_argument("directory")
+    tiny.add_argument("--vocab-size", type=int, default=1024)
+    tiny.add_argument("--hidden-size", type=int, default=64)
+    tiny.add_argument("--layers", type=int, default=2)
+    tiny.add_argument("--attention-heads", type=int, default=4)
+    tiny.add_argument("--key-value-heads", type=int, default=2)
+    tiny.add_argument("--head-dim", type=int, default=16)
+    tiny.add_argument("--intermediate-size", type=int, default=192)
+    tiny.add_argument("--experts", type=int, default=0, help="> 0 makes a Qwen3-MoE model")
+    tiny.add_argument("--seed", type=int, default=0)
+    tiny.set_defaults(run=_init_tiny)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("TRACE_WORKER_LOG", "WARNING"), format="trace-worker %(levelname)s %(message)s")
+    arguments = parser().parse_args(argv)
+    try:
+        result: int = arguments.run(arguments)
+        return result
+    except WorkerError as error:
+        print(f"trace-worker: {error.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

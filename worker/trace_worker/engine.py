@@ -1,0 +1,278 @@
+"""The engine: one frozen base model (any Hugging Face causal-LM checkpoint) and the LoRA adapters on it.
+
+Every model operation runs on the engine's own thread (see `executor.py`), so sampling and training never overlap and
+a chat request after `optim_step` sees the new weights."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dict
+from safetensors.torch import save_file
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+from .errors import BadRequest, Conflict, NotFound
+
+DEFAULT_TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+BASE_ADAPTER = "__base__"
+ADAPTER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
+
+
+@dataclass
+class AdapterRecord:
+    """An adapter the engine holds, with its optimizer (created on the first `optim_step`)."""
+
+    name: str
+    rank: int
+    alpha: float
+    target_modules: list[str]
+    source: str
+    step: int = 0
+    optimizer: torch.optim.AdamW | None = None
+    parameters: list[torch.nn.Parameter] = field(default_factory=list)
+
+    @property
+    def trainable_parameters(self) -> int:
+        return sum(parameter.numel() for parameter in self.parameters)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "rank": self.rank,
+            "alpha": self.alpha,
+            "target_modules": self.target_modules,
+            "step": self.step,
+            "trainable_parameters": self.trainable_parameters,
+            "source": self.source,
+        }
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except RuntimeError as error:
+        raise BadRequest(f"unknown device {device!r}: {error}", "device", device) from error
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise BadRequest(f"device {device!r} asked for, but CUDA is not available", "device", device)
+    return resolved
+
+
+def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    if dtype == "auto":
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    table = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+    if dtype not in table:
+        raise BadRequest(f"unknown dtype {dtype!r}; use auto, float32, bfloat16 or float16", "dtype", dtype)
+    return table[dtype]
+
+
+class Engine:
+    """Holds the base model, its tokenizer and every adapter; not thread-safe (use it from one thread)."""
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        served_name: str | None = None,
+        device: str = "auto",
+        dtype: str = "auto",
+        attention: str = "sdpa",
+    ) -> None:
+        path = Path(model_path)
+        if not (path / "config.json").is_file():
+            raise BadRequest(f"{path} is not a Hugging Face checkpoint directory (no config.json)", "model", str(path))
+        self.model_path = path
+        self.served_name = served_name or path.resolve().name
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(path)
+        base: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, dtype=self.dtype, attn_implementation=attention)
+        base.to(self.device)
+        base.eval()
+        for parameter in base.parameters():
+            parameter.requires_grad_(False)
+        self.base = base
+        self.peft: PeftModel | None = None
+        self.adapters: dict[str, AdapterRecord] = {}
+        self.linear_module_names = sorted(
+            {name.rsplit(".", 1)[-1] for name, module in base.named_modules() if isinstance(module, torch.nn.Linear)}
+        )
+        self.stop_token_ids = self._stop_token_ids()
+
+    # -- model access -------------------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> torch.nn.Module:
+        """The model to call: the PEFT wrapper once an adapter exists, else the base."""
+        return self.peft if self.peft is not None else self.base
+
+    def decoder_and_head(self) -> tuple[torch.nn.Module, torch.nn.Module]:
+        """The decoder stack (hidden states after the final norm) and the output projection of the base model."""
+        decoder = getattr(self.base, self.base.base_model_prefix)
+        return decoder, self.base.get_output_embeddings()
+
+    def plain_logits(self) -> bool:
+        """True when logits are exactly `lm_head(hidden)` (no soft-capping or scaling), so they can be chunked."""
+        config = self.base.config
+        return not any(getattr(config, key, None) for key in ("final_logit_softcapping", "logit_scale"))
+
+    def _stop_token_ids(self) -> list[int]:
+        ids: set[int] = set()
+        generation = getattr(self.base, "generation_config", None)
+        for source in (getattr(generation, "eos_token_id", None), self.tokenizer.eos_token_id):
+            if isinstance(source, int):
+                ids.add(source)
+            elif isinstance(source, (list, tuple)):
+                ids.update(int(item) for item in source)
+        for token in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>"):
+            token_id = self.tokenizer.convert_tokens_to_ids(token)
+            if isinstance(token_id, int) and token_id != self.tokenizer.unk_token_id and token_id >= 0:
+                if token in self.tokenizer.get_vocab():
+                    ids.add(token_id)
+        return sorted(ids)
+
+    # -- adapters -----------------------------------------------------------------------------------------------
+
+    def adapter(self, name: str, param: str = "adapter") -> AdapterRecord:
+        record = self.adapters.get(name)
+        if record is None:
+            known = ", ".join(sorted(self.adapters)) or "none"
+            raise NotFound(f"no adapter named {name!r} (adapters: {known})", param, name)
+        return record
+
+    def check_new_name(self, name: Any, param: str) -> str:
+        if not isinstance(name, str) or not ADAPTER_NAME.match(name):
+            raise BadRequest(
+                f"{param} must be 1–128 characters of letters, digits, '_', '.', ':', '-' (starting with a letter or digit), got {name!r}",
+                param,
+                name,
+            )
+        if name == self.served_name or name == BASE_ADAPTER:
+            raise Conflict(f"{param} {name!r} is the base model's name", param, name)
+        if name in self.adapters:
+            raise Conflict(f"an adapter named {name!r} exists; delete or unload it first", param, name)
+        return name
+
+    def resolve_target_modules(self, requested: list[str] | None) -> list[str]:
+        if requested is None:
+            present = [name for name in DEFAULT_TARGET_MODULES if name in self.linear_module_names]
+            if not present:
+                raise BadRequest(
+                    f"none of the default target modules {DEFAULT_TARGET_MODULES} are linear layers of this model; "
+                    f"name some of {self.linear_module_names}",
+                    "target_modules",
+                    requested,
+                )
+            return present
+        missing = [name for name in requested if name not in self.linear_module_names]
+        if missing:
+            raise BadRequest(
+                f"target_modules {missing} are not linear layers of this model (it has {self.linear_module_names})",
+                "target_modules",
+                missing,
+            )
+        return list(requested)
+
+    def create_adapter(
+        self, name: str, rank: int, alpha: float, target_modules: list[str] | None, dropout: float = 0.0, seed: int = 0
+    ) -> AdapterRecord:
+        self.check_new_name(name, "name")
+        targets = self.resolve_target_modules(target_modules)
+        config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=targets, bias="none")
+        generator_state = torch.random.get_rng_state()
+        torch.manual_seed(seed)
+        try:
+            if self.peft is None:
+                self.peft = get_peft_model(self.base, config, adapter_name=name)
+            else:
+                self.peft.add_adapter(name, config)
+        finally:
+            torch.random.set_rng_state(generator_state)
+        self.peft.eval()
+        return self._register(name, rank, alpha, targets, "created")
+
+    def load_adapter(self, name: str, path: str | Path) -> AdapterRecord:
+        self.check_new_name(name, "lora_name")
+        directory = Path(path)
+        if not (directory / "adapter_config.json").is_file():
+            raise BadRequest(f"{directory} is not a PEFT adapter directory (no adapter_config.json)", "lora_path", str(path))
+        try:
+            if self.peft is None:
+                self.peft = PeftModel.from_pretrained(self.base, directory, adapter_name=name, is_trainable=True)
+            else:
+                self.peft.load_adapter(directory, adapter_name=name, is_trainable=True)
+        except (ValueError, KeyError, RuntimeError, OSError) as error:
+            raise BadRequest(f"could not load the adapter at {directory}: {error}", "lora_path", str(path)) from error
+        self.peft.eval()
+        config = self.peft.peft_config[name]
+        targets = sorted(config.target_modules) if config.target_modules else []
+        return self._register(name, int(config.r), float(config.lora_alpha), targets, "loaded")
+
+    def _register(self, name: str, rank: int, alpha: float, targets: list[str], source: str) -> AdapterRecord:
+        assert self.peft is not None
+        parameters = [
+            parameter for parameter_name, parameter in self.peft.named_parameters() if f".{name}." in parameter_name and "lora_" in parameter_name
+        ]
+        for parameter in parameters:
+            parameter.requires_grad_(True)
+        record = AdapterRecord(name=name, rank=rank, alpha=alpha, target_modules=targets, source=source, parameters=parameters)
+        self.adapters[name] = record
+        return record
+
+    def delete_adapter(self, name: str, param: str = "name") -> None:
+        self.adapter(name, param)
+        assert self.peft is not None
+        del self.adapters[name]
+        if self.adapters:
+            if self.peft.active_adapter == name:
+                self.peft.set_adapter(next(iter(self.adapters)))
+            self.peft.delete_adapter(name)
+        else:
+            self.base = self.peft.unload()
+            self.peft = None
+        self.base.eval()
+
+    def activate(self, name: str) -> torch.nn.Module:
+        """Makes `name` the adapter that plain forward calls apply (for training) and returns the model to call."""
+        record = self.adapter(name)
+        assert self.peft is not None
+        if self.peft.active_adapter != name:
+            self.peft.set_adapter(name)
+            self.peft.eval()
+        for other in self.adapters.values():
+            for parameter in other.parameters:
+                parameter.requires_grad_(other is record)
+        return self.peft
+
+    def adapter_state_dict(self, name: str) -> dict[str, torch.Tensor]:
+        """The adapter's weights under PEFT's saved names (`base_model.model.….lora_A.weight`)."""
+        self.adapter(name)
+        assert self.peft is not None
+        state = get_peft_model_state_dict(self.peft, adapter_name=name)
+        return {key: value.detach().to("cpu").contiguous() for key, value in state.items()}
+
+    def save_adapter(self, name: str, path: str | Path) -> Path:
+        """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout."""
+        directory = Path(path)
+        directory.mkdir(parents=True, exist_ok=True)
+        assert self.peft is not None
+        state = self.adapter_state_dict(name)
+        save_file(state, str(directory / "adapter_model.safetensors"), metadata={"format": "pt"})
+        config = self.peft.peft_config[name]
+        original = config.base_model_name_or_path
+        config.base_model_name_or_path = str(self.model_path.resolve())
+        config.inference_mode = True
+        try:
+            config.save_pretrained(str(directory))
+        finally:
+            config.base_model_name_or_path = original
+            config.inference_mode = False
+        return directory
+
+    def model_names(self) -> list[str]:
+        return [self.served_name, *self.adapters]

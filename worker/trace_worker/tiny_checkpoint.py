@@ -1,0 +1,154 @@
+"""Tiny Qwen3-style checkpoints the project makes itself: random weights, a byte-level BPE tokenizer trained with
+`tokenizers` on the project's own text, and a chat template of Qwen3's shape, saved as an ordinary Hugging Face
+checkpoint directory that loads like any other."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+from .chat_template import TINY_CHAT_TEMPLATE
+from .errors import BadRequest
+
+SPECIAL_TOKENS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+]
+
+REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
+
+# Chat-shaped text so that the template's own strings and JSON tool calls get merges of their own.
+CHAT_SAMPLES = [
+    '<|im_start|>system\n# Tools\n\nYou may call one or more functions to assist with the user query.<|im_end|>\n',
+    '<|im_start|>user\nPlease look up my reservation.<|im_end|>\n<|im_start|>assistant\n',
+    '<tool_call>\n{"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}}\n</tool_call><|im_end|>\n',
+    '<|im_start|>user\n<tool_response>\n{"reservation_id": "4WQ150", "status": "confirmed"}\n</tool_response><|im_end|>\n',
+]
+
+
+@dataclass(frozen=True)
+class TinyModelShape:
+    """Sizes of a tiny checkpoint. `experts > 0` makes a Qwen3-MoE model."""
+
+    vocab_size: int = 1024
+    hidden_size: int = 64
+    layers: int = 2
+    attention_heads: int = 4
+    key_value_heads: int = 2
+    head_dim: int = 16
+    intermediate_size: int = 192
+    experts: int = 0
+    experts_per_token: int = 2
+    expert_intermediate_size: int = 64
+    max_positions: int = 4096
+    seed: int = 0
+
+    def check(self) -> None:
+        for name, value in asdict(self).items():
+            if name in ("experts", "seed"):
+                if value < 0:
+                    raise BadRequest(f"{name} must be ≥ 0, got {value}", name, value)
+            elif value <= 0:
+                raise BadRequest(f"{name} must be > 0, got {value}", name, value)
+        if self.vocab_size < 256 + len(SPECIAL_TOKENS):
+            raise BadRequest(
+                f"vocab_size must be at least {256 + len(SPECIAL_TOKENS)} (bytes + special tokens), got {self.vocab_size}",
+                "vocab_size",
+                self.vocab_size,
+            )
+        if self.attention_heads % self.key_value_heads != 0:
+            raise BadRequest(
+                f"attention_heads ({self.attention_heads}) must be a multiple of key_value_heads ({self.key_value_heads})",
+                "key_value_heads",
+                self.key_value_heads,
+            )
+        if self.experts and self.experts_per_token > self.experts:
+            raise BadRequest(
+                f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})",
+                "experts_per_token",
+                self.experts_per_token,
+            )
+
+
+def project_corpus(root: Path = REPOSITORY_ROOT) -> list[str]:
+    """The project's own text: its markdown files and TypeScript / Python sources, in a fixed order."""
+    patterns = ["*.md", "worker/*.md", "src/**/*.ts", "worker/trace_worker/*.py"]
+    files: list[Path] = []
+    for pattern in patterns:
+        files.extend(path for path in root.glob(pattern) if path.is_file())
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(set(files))]
+    return texts + CHAT_SAMPLES * 50
+
+
+def train_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
+    """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template."""
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(texts, trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        chat_template=TINY_CHAT_TEMPLATE,
+        model_max_length=4096,
+    )
+
+
+def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qwen3Config | Qwen3MoeConfig:
+    common = dict(
+        vocab_size=len(tokenizer),
+        hidden_size=shape.hidden_size,
+        num_hidden_layers=shape.layers,
+        num_attention_heads=shape.attention_heads,
+        num_key_value_heads=shape.key_value_heads,
+        head_dim=shape.head_dim,
+        max_position_embeddings=shape.max_positions,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
+        pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
+    )
+    if shape.experts:
+        return Qwen3MoeConfig(
+            **common,
+            intermediate_size=shape.intermediate_size,
+            moe_intermediate_size=shape.expert_intermediate_size,
+            num_experts=shape.experts,
+            num_experts_per_tok=shape.experts_per_token,
+            decoder_sparse_step=1,
+            norm_topk_prob=True,
+        )
+    return Qwen3Config(**common, intermediate_size=shape.intermediate_size)
+
+
+def create_tiny_checkpoint(directory: Path, shape: TinyModelShape = TinyModelShape(), texts: list[str] | None = None) -> Path:
+    """Writes a tiny checkpoint (config, safetensors weights, tokenizer, chat template) to `directory`."""
+    shape.check()
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer = train_tokenizer(texts if texts is not None else project_corpus(), shape.vocab_size)
+    config = tiny_config(shape, tokenizer)
+    torch.manual_seed(shape.seed)
+    model = (Qwen3MoeForCausalLM if shape.experts else Qwen3ForCausalLM)(config).to(torch.float32)
+    model.generation_config.eos_token_id = [config.eos_token_id, tokenizer.convert_tokens_to_ids("<|endoftext|>")]
+    model.generation_config.pad_token_id = config.pad_token_id
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    (directory / "trace-tiny.json").write_text(json.dumps(asdict(shape), indent=2) + "\n", encoding="utf-8")
+    return directory

@@ -1,0 +1,321 @@
+"""The Tinker-shaped trainer: forward_backward with per-token losses, optim_step, adapter files and resumable state."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from pathlib import Path
+from typing import Any
+
+import torch
+from peft import set_peft_model_state_dict
+
+from .collective import Collective
+from .datums import LOSSES, Datum, parse_datums
+from .engine import Engine
+from .errors import BadRequest, NotFound
+from .token_logprobs import chunked_token_logprobs
+
+STATE_FILE = "trainer_state.pt"
+
+
+def _number(body: dict[str, Any], key: str, default: float, minimum: float | None = None, maximum: float | None = None) -> float:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise BadRequest(f"{key} must be a finite number, got {value!r}", key, value)
+    if minimum is not None and value < minimum or maximum is not None and value > maximum:
+        raise BadRequest(f"{key} must lie in [{minimum}, {maximum}], got {value}", key, value)
+    return float(value)
+
+
+def _string(body: dict[str, Any], key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not value:
+        raise BadRequest(f"{key} must be a non-empty string", key, value)
+    return value
+
+
+class Trainer:
+    """Runs the trainer calls on an engine; under torchrun every rank runs every call on its share of the datums."""
+
+    def __init__(self, engine: Engine, collective: Collective | None = None, micro_batch_tokens: int = 16384) -> None:
+        self.engine = engine
+        self.collective = collective or Collective()
+        self.micro_batch_tokens = micro_batch_tokens
+
+    # -- adapters -----------------------------------------------------------------------------------------------
+
+    def create_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = self.engine.check_new_name(body.get("name"), "name")
+        rank = body.get("rank", 16)
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= 1024:
+            raise BadRequest(f"rank must be an integer in [1, 1024], got {rank!r}", "rank", rank)
+        alpha = _number(body, "alpha", 16.0, 0.0)
+        dropout = _number(body, "dropout", 0.0, 0.0, 0.9)
+        seed = body.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise BadRequest(f"seed must be an integer, got {seed!r}", "seed", seed)
+        targets = body.get("target_modules")
+        if targets is not None and (not isinstance(targets, list) or not targets or not all(isinstance(item, str) for item in targets)):
+            raise BadRequest("target_modules must be a non-empty list of module names", "target_modules", targets)
+        record = self.engine.create_adapter(name, rank, alpha, targets, dropout, seed)
+        self.collective.broadcast_tensors([parameter for parameter in record.parameters])
+        return {"name": name, "trainable_parameters": record.trainable_parameters, "target_modules": record.target_modules}
+
+    def delete_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "name")
+        self.engine.delete_adapter(name)
+        return {"deleted": name}
+
+    def list_adapters(self) -> dict[str, Any]:
+        return {"adapters": [record.describe() for record in self.engine.adapters.values()]}
+
+    # -- forward / backward -------------------------------------------------------------------------------------
+
+    def _datums(self, body: dict[str, Any], loss: str | None) -> list[Datum]:
+        config = self.engine.base.config
+        vocabulary = int(self.engine.base.get_output_embeddings().weight.shape[0])
+        limit = int(getattr(config, "max_position_embeddings", 1 << 20))
+        return parse_datums(body.get("datums"), loss, vocabulary, limit)
+
+    def _micro_batches(self, indices: list[int], datums: list[Datum]) -> list[list[int]]:
+        batches: list[list[int]] = []
+        current: list[int] = []
+        longest = 0
+        for index in sorted(indices, key=lambda item: -len(datums[item].tokens)):
+            length = len(datums[index].tokens)
+            if current and max(longest, length) * (len(current) + 1) > self.micro_batch_tokens:
+                batches.append(current)
+                current, longest = [], 0
+            current.append(index)
+            longest = max(longest, length)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _logprobs(self, batch: list[Datum]) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+        """Flat logprobs and entropies of every datum's targets (in datum order) and each datum's length."""
+        device = self.engine.device
+        lengths = [len(datum.tokens) for datum in batch]
+        width = max(lengths)
+        pad = self.engine.tokenizer.pad_token_id or 0
+        input_ids = torch.full((len(batch), width), pad, dtype=torch.long, device=device)
+        targets = torch.zeros((len(batch), width), dtype=torch.long, device=device)
+        mask = torch.zeros((len(batch), width), dtype=torch.long, device=device)
+        for row, datum in enumerate(batch):
+            input_ids[row, : lengths[row]] = torch.tensor(datum.tokens, device=device)
+            targets[row, : lengths[row]] = torch.tensor(datum.target_tokens, device=device)
+            mask[row, : lengths[row]] = 1
+        valid = mask.bool()
+        if self.engine.plain_logits():
+            decoder, head = self.engine.decoder_and_head()
+            hidden = decoder(input_ids=input_ids, attention_mask=mask, use_cache=False).last_hidden_state
+            logprobs, entropies = chunked_token_logprobs(hidden[valid], head.weight, targets[valid])
+        else:
+            logits = self.engine.model(input_ids=input_ids, attention_mask=mask, use_cache=False).logits.float()
+            log_probabilities = torch.log_softmax(logits[valid], dim=-1)
+            logprobs = log_probabilities.gather(-1, targets[valid][:, None]).squeeze(-1)
+            with torch.no_grad():
+                entropies = -(log_probabilities.exp() * log_probabilities).sum(-1)
+        return logprobs, entropies, lengths
+
+    def forward(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = body.get("adapter")
+        datums = self._datums(body, None)
+        context = self._adapter_context(name)
+        mine = list(range(self.collective.rank, len(datums), self.collective.world_size))
+        results: dict[int, list[float]] = {}
+        with torch.no_grad(), context:
+            for batch_indices in self._micro_batches(mine, datums):
+                logprobs, _entropies, lengths = self._logprobs([datums[index] for index in batch_indices])
+                for index, piece in zip(batch_indices, torch.split(logprobs, lengths)):
+                    results[index] = piece.tolist()
+        merged: dict[int, list[float]] = {}
+        for part in self.collective.gather_objects(results):
+            merged.update(part)
+        return {"logprobs": [merged[index] for index in range(len(datums))]}
+
+    def _adapter_context(self, name: Any) -> contextlib.AbstractContextManager[Any]:
+        """Applies adapter `name` to plain forward calls, or no adapter for the base model (None or its name)."""
+        if name is None or name == self.engine.served_name:
+            if self.engine.peft is None:
+                return contextlib.nullcontext()
+            return self.engine.peft.disable_adapter()
+        if not isinstance(name, str):
+            raise BadRequest("adapter must be a string", "adapter", name)
+        self.engine.activate(name)
+        return contextlib.nullcontext()
+
+    def forward_backward(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "adapter")
+        loss_name = body.get("loss", "cross_entropy")
+        if loss_name not in LOSSES:
+            raise BadRequest(f"loss must be one of {list(LOSSES)}, got {loss_name!r}", "loss", loss_name)
+        config = body.get("loss_config") or {}
+        if not isinstance(config, dict):
+            raise BadRequest("loss_config must be an object", "loss_config", config)
+        clip_low = _number(config, "clip_low", 0.8, 0.0)
+        clip_high = _number(config, "clip_high", 1.2, 0.0)
+        if clip_low > 1.0 or clip_high < 1.0:
+            raise BadRequest(f"need clip_low ≤ 1 ≤ clip_high, got {clip_low} and {clip_high}", "loss_config", config)
+        self.engine.adapter(name)
+        datums = self._datums(body, loss_name)
+        self.engine.activate(name)
+        mine = list(range(self.collective.rank, len(datums), self.collective.world_size))
+        sums = torch.zeros(7, dtype=torch.float64)  # loss, tokens, clipped, kl, entropy, ratio, ratio-tokens
+        results: dict[int, list[float]] = {}
+        for batch_indices in self._micro_batches(mine, datums):
+            batch = [datums[index] for index in batch_indices]
+            logprobs, entropies, lengths = self._logprobs(batch)
+            loss, metrics = token_loss(loss_name, logprobs, entropies, batch, clip_low, clip_high)
+            loss.backward()
+            sums += metrics
+            for index, piece in zip(batch_indices, torch.split(logprobs.detach(), lengths)):
+                results[index] = piece.tolist()
+        totals = sums.clone()
+        self.collective.all_reduce_sum([totals])
+        merged: dict[int, list[float]] = {}
+        for part in self.collective.gather_objects(results):
+            merged.update(part)
+        loss_sum, tokens, clipped, kl, entropy, ratio, ratio_tokens = totals.tolist()
+        return {
+            "loss": loss_sum,
+            "tokens": tokens,
+            "metrics": {
+                "loss_sum": loss_sum,
+                "loss_per_token": loss_sum / tokens if tokens else 0.0,
+                "clip_fraction": clipped / ratio_tokens if ratio_tokens else None,
+                "approx_kl": kl / ratio_tokens if ratio_tokens else None,
+                "mean_ratio": ratio / ratio_tokens if ratio_tokens else None,
+                "entropy": entropy / tokens if tokens else 0.0,
+            },
+            "logprobs": [merged[index] for index in range(len(datums))],
+        }
+
+    # -- optimizer ----------------------------------------------------------------------------------------------
+
+    def optim_step(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "adapter")
+        record = self.engine.adapter(name)
+        learning_rate = _number(body, "learning_rate", 1e-5, 0.0)
+        beta1 = _number(body, "beta1", 0.9, 0.0, 1.0)
+        beta2 = _number(body, "beta2", 0.999, 0.0, 1.0)
+        eps = _number(body, "eps", 1e-8, 0.0)
+        weight_decay = _number(body, "weight_decay", 0.0, 0.0)
+        max_grad_norm = _number(body, "max_grad_norm", 1.0, 0.0)
+        parameters = record.parameters
+        if all(parameter.grad is None for parameter in parameters):
+            raise BadRequest(f"adapter {name!r} has no gradients: call forward_backward before optim_step", "adapter", name)
+        for parameter in parameters:
+            if parameter.grad is None:
+                parameter.grad = torch.zeros_like(parameter)
+        self.collective.all_reduce_sum([parameter.grad for parameter in parameters if parameter.grad is not None])
+        grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm if max_grad_norm > 0 else float("inf"))
+        if record.optimizer is None:
+            record.optimizer = torch.optim.AdamW(parameters, lr=learning_rate, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+        for group in record.optimizer.param_groups:
+            group.update(lr=learning_rate, betas=(beta1, beta2), eps=eps, weight_decay=weight_decay)
+        record.optimizer.step()
+        record.optimizer.zero_grad(set_to_none=True)
+        record.step += 1
+        return {"step": record.step, "grad_norm": float(grad_norm)}
+
+    # -- files --------------------------------------------------------------------------------------------------
+
+    def save_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "adapter")
+        path = _string(body, "path")
+        self.engine.adapter(name)
+        if self.collective.rank == 0:
+            self.engine.save_adapter(name, path)
+        return {"path": str(Path(path).resolve()), "files": ["adapter_config.json", "adapter_model.safetensors"]}
+
+    def save_state(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "adapter")
+        path = Path(_string(body, "path"))
+        record = self.engine.adapter(name)
+        if self.collective.rank == 0:
+            self.engine.save_adapter(name, path)
+            state = {
+                "name": name,
+                "rank": record.rank,
+                "alpha": record.alpha,
+                "target_modules": record.target_modules,
+                "step": record.step,
+                "adapter": self.engine.adapter_state_dict(name),
+                "optimizer": record.optimizer.state_dict() if record.optimizer is not None else None,
+            }
+            temporary = path / (STATE_FILE + ".partial")
+            torch.save(state, temporary)
+            temporary.replace(path / STATE_FILE)
+        return {"path": str(path.resolve()), "step": record.step}
+
+    def load_state(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = _string(body, "adapter")
+        path = Path(_string(body, "path"))
+        file = path / STATE_FILE
+        if not file.is_file():
+            raise NotFound(f"no trainer state at {file}", "path", str(path))
+        try:
+            state = torch.load(file, map_location="cpu", weights_only=True)
+        except Exception as error:  # a torn or foreign file: say which
+            raise BadRequest(f"{file} is not a trainer state file: {error}", "path", str(path)) from error
+        if name not in self.engine.adapters:
+            self.engine.create_adapter(name, int(state["rank"]), float(state["alpha"]), list(state["target_modules"]))
+        record = self.engine.adapter(name)
+        assert self.engine.peft is not None
+        result = set_peft_model_state_dict(self.engine.peft, state["adapter"], adapter_name=name)
+        unexpected = [key for key in getattr(result, "unexpected_keys", []) if "lora_" in key]
+        if unexpected:
+            raise BadRequest(f"{file} holds weights this adapter lacks: {unexpected[:3]}", "path", str(path))
+        record.step = int(state["step"])
+        record.optimizer = None
+        if state["optimizer"] is not None:
+            record.optimizer = torch.optim.AdamW(record.parameters)
+            record.optimizer.load_state_dict(state["optimizer"])
+        for parameter in record.parameters:
+            parameter.grad = None
+        return {"adapter": name, "step": record.step}
+
+
+def token_loss(
+    loss_name: str, logprobs: torch.Tensor, entropies: torch.Tensor, batch: list[Datum], clip_low: float, clip_high: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The summed per-token loss of `batch` and metric sums (loss, tokens, clipped, kl, entropy, ratio, ratio tokens)."""
+    device = logprobs.device
+
+    def column(values: list[list[float] | None], default: float) -> torch.Tensor:
+        flat: list[float] = []
+        for datum, series in zip(batch, values):
+            flat.extend(series if series is not None else [default] * len(datum.tokens))
+        return torch.tensor(flat, dtype=torch.float32, device=device)
+
+    weights = column([datum.weights for datum in batch], 1.0)
+    active = weights != 0
+    if loss_name == "cross_entropy":
+        loss = -(weights * logprobs).sum()
+    else:
+        sampling = column([datum.sampling_logprobs for datum in batch], 0.0)
+        advantages = column([datum.advantages for datum in batch], 0.0)
+        ratio = torch.exp(logprobs - sampling)
+        if loss_name == "importance_sampling":
+            loss = -(weights * advantages * ratio).sum()
+        else:
+            unclipped = ratio * advantages
+            clipped = torch.clamp(ratio, clip_low, clip_high) * advantages
+            loss = -(weights * torch.minimum(unclipped, clipped)).sum()
+    metrics = torch.zeros(7, dtype=torch.float64)
+    with torch.no_grad():
+        metrics[0] = float(loss.detach())
+        metrics[1] = float(active.sum())
+        metrics[4] = float(entropies[active].sum())
+        has_sampling = any(datum.sampling_logprobs is not None for datum in batch)
+        if has_sampling:
+            sampling = column([datum.sampling_logprobs for datum in batch], 0.0)
+            log_ratio = (logprobs.detach() - sampling)[active]
+            ratio = log_ratio.exp()
+            metrics[2] = float(((ratio < clip_low) | (ratio > clip_high)).sum())
+            metrics[3] = float(((ratio - 1) - log_ratio).sum())
+            metrics[5] = float(ratio.sum())
+            metrics[6] = float(active.sum())
+    return loss, metrics
