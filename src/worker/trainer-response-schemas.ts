@@ -1,0 +1,87 @@
+/** zod schemas of the worker's JSON responses (PROTOCOL.md), mapped to the client's camelCase types. Unknown fields are ignored. */
+import { z } from "zod";
+import type { AdapterInfo, CreatedAdapter, ForwardBackwardResult, OptimStepResult, ServedModel, WorkerHealth } from "./trainer-types.js";
+
+const count = z.number().int().nonnegative();
+/** A metric the worker reports as null (or leaves out) when it does not apply. */
+const optionalMetric = z
+  .number()
+  .nullish()
+  .transform((value) => value ?? null);
+
+export const healthSchema = z
+  .object({ status: z.literal("ok"), model: z.string(), device: z.string(), dtype: z.string(), world_size: count })
+  .transform((body): WorkerHealth => ({ status: body.status, model: body.model, device: body.device, dtype: body.dtype, worldSize: body.world_size }));
+
+export const modelListSchema = z
+  .object({ data: z.array(z.object({ id: z.string(), root: z.string().nullish(), parent: z.string().nullish() })) })
+  .transform((body): ServedModel[] => body.data.map((entry) => ({ id: entry.id, root: entry.root ?? entry.id, parent: entry.parent ?? null })));
+
+export const createdAdapterSchema = z
+  .object({ name: z.string(), trainable_parameters: count, target_modules: z.array(z.string()) })
+  .transform((body): CreatedAdapter => ({ name: body.name, trainableParameters: body.trainable_parameters, targetModules: body.target_modules }));
+
+export const adapterListSchema = z
+  .object({
+    adapters: z.array(
+      z.object({
+        name: z.string(),
+        rank: count,
+        alpha: z.number(),
+        target_modules: z.array(z.string()),
+        step: count,
+        trainable_parameters: count,
+        source: z.enum(["created", "loaded"]),
+      }),
+    ),
+  })
+  .transform((body): AdapterInfo[] =>
+    body.adapters.map((entry) => ({
+      name: entry.name,
+      rank: entry.rank,
+      alpha: entry.alpha,
+      targetModules: entry.target_modules,
+      step: entry.step,
+      trainableParameters: entry.trainable_parameters,
+      source: entry.source,
+    })),
+  );
+
+const logprobsPerDatum = z.array(z.array(z.number()));
+
+export const forwardSchema = z.object({ logprobs: logprobsPerDatum }).transform((body) => body.logprobs);
+
+export const forwardBackwardSchema = z
+  .object({
+    loss: z.number(),
+    tokens: z.number().nonnegative(),
+    metrics: z.object({
+      loss_sum: z.number(),
+      clip_fraction: optionalMetric,
+      approx_kl: optionalMetric,
+      entropy: z.number(),
+      mean_ratio: optionalMetric,
+    }),
+    logprobs: logprobsPerDatum,
+  })
+  .transform(
+    (body): ForwardBackwardResult => ({
+      loss: body.loss,
+      tokens: body.tokens,
+      metrics: {
+        lossSum: body.metrics.loss_sum,
+        clipFraction: body.metrics.clip_fraction,
+        approxKl: body.metrics.approx_kl,
+        entropy: body.metrics.entropy,
+        meanRatio: body.metrics.mean_ratio,
+      },
+      logprobs: body.logprobs,
+    }),
+  );
+
+export const optimStepSchema = z
+  .object({ step: count, grad_norm: z.number() })
+  .transform((body): OptimStepResult => ({ step: body.step, gradNorm: body.grad_norm }));
+
+/** Any JSON object: calls whose answer the protocol leaves open (delete, save, load). */
+export const anyObjectSchema = z.record(z.string(), z.unknown());

@@ -1,0 +1,18 @@
+/** A 2xx worker response that is not the shape the protocol promises; names every problem and keeps the body. */
+export class WorkerResponseError extends Error {
+  override readonly name = "WorkerResponseError";
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly problems: readonly string[],
+    readonly body: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`${method} ${url} returned a malformed response: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+  }
+
+  static isInstance(value: unknown): value is WorkerResponseError {
+    return value instanceof Error && value.name === "WorkerResponseError";
+  }
+}
