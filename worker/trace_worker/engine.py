@@ -152,6 +152,8 @@ class Engine:
                 param,
                 name,
             )
+        if name in "lora_":
+            raise BadRequest(f"{param} {name!r} is part of PEFT's parameter prefix 'lora_'; choose another name", param, name)
         if name == self.served_name or name == BASE_ADAPTER:
             raise Conflict(f"{param} {name!r} is the base model's name", param, name)
         if name in self.adapters:

@@ -33,6 +33,8 @@ class EngineExecutor:
         self._queue: deque[_Job] = deque()
         self._condition = threading.Condition()
         self._stopped = False
+        self.sampling_batches = 0
+        self.largest_batch = 0
         self._thread = threading.Thread(target=self._run, name="trace-engine", daemon=True)
         self._thread.start()
 
@@ -87,6 +89,8 @@ class EngineExecutor:
                 except BaseException as error:  # handed to the waiting request thread
                     job.future.set_exception(error)
                 continue
+            self.sampling_batches += 1
+            self.largest_batch = max(self.largest_batch, len(jobs))
             try:
                 results = self.sampler.generate([job.sample for job in jobs if job.sample is not None])
                 for job, result in zip(jobs, results):

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from .engine import BASE_ADAPTER, Engine
-from .errors import BadRequest
+from .errors import BadRequest, NotFound
 
 
 @dataclass
@@ -74,8 +74,9 @@ class Sampler:
         for index, token_id in enumerate(request.logprob_token_ids):
             if not 0 <= token_id < vocabulary:
                 raise BadRequest(f"logprob_token_ids[{index}] = {token_id} is outside the vocabulary [0, {vocabulary})", f"logprob_token_ids[{index}]", token_id)
-        if request.adapter is not None:
-            self.engine.adapter(request.adapter, "model")
+        if request.adapter is not None and request.adapter not in self.engine.adapters:
+            known = ", ".join(self.engine.model_names())
+            raise NotFound(f"no model or adapter named {request.adapter!r} (models: {known})", "model", request.adapter)
 
     @torch.no_grad()
     def generate(self, requests: list[SamplingRequest]) -> list[SamplingResult]:

@@ -94,6 +94,8 @@ class WorkerApplication:
             "device": str(self.engine.device),
             "dtype": str(self.engine.dtype).replace("torch.", ""),
             "world_size": self.collective.world_size,
+            "sampling_batches": self.executor.sampling_batches,
+            "largest_batch": self.executor.largest_batch,
         }
 
     def models(self) -> dict[str, Any]:
