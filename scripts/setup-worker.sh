@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Creates the worker's Python virtual environment (.venv) with the pinned dependencies of worker/requirements.txt.
+# Re-running it is cheap: pip skips what is already installed. Set PYTHON to choose the interpreter (3.11 or newer).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r worker/requirements.txt
+.venv/bin/python -c 'import torch, transformers, peft; print(f"worker venv: torch {torch.__version__}, transformers {transformers.__version__}, peft {peft.__version__}")'
