@@ -1,6 +1,7 @@
 /** The `trace` command line: parses arguments and dispatches to the command modules. */
 import { Command, CommanderError } from "commander";
 import { DataFileError } from "../envs/core/data-file-error.js";
+import { registerAnalyzeCommands } from "./analyze-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerTau2Commands } from "./tau2-commands.js";
@@ -11,10 +12,13 @@ export function createProgram(): Command {
     .description("TRACE: capability-targeted agentic training")
     .version("0.1.0")
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // A command's options come before its subcommand's name (`analyze` and `analyze aggregate` both have --runs).
+    .enablePositionalOptions();
   registerTau2Commands(program);
   registerRolloutCommands(program);
   registerShowCommand(program);
+  registerAnalyzeCommands(program);
   return program;
 }
 

@@ -1,0 +1,7 @@
+/** A run whose store holds no finished episode to analyze. */
+export class NoTrajectoriesError extends Error {
+  override readonly name = "NoTrajectoriesError";
+  constructor(readonly storeFile: string) {
+    super(`${storeFile}: no finished episodes to analyze`);
+  }
+}

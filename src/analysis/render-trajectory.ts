@@ -1,0 +1,53 @@
+/**
+ * Compact text of a trajectory for the analyst: the user's and the agent's messages, each tool call with its
+ * arguments and its result, long texts cut in the middle. The system prompt (policy) is left out.
+ */
+import type { Message } from "../spec/message.js";
+
+export interface RenderOptions {
+  /** Longest tool result kept, in characters (default 600). */
+  maxToolResultChars?: number;
+  /** Longest user or agent message kept, in characters (default 2000). */
+  maxMessageChars?: number;
+}
+
+/** A trajectory ready for a prompt. */
+export interface RenderedTrajectory {
+  key: string;
+  failed: boolean;
+  reward: number | null;
+  text: string;
+}
+
+/** Keeps the head and tail of a long text, with the number of characters left out. */
+export function shorten(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const head = Math.ceil(limit * 0.7);
+  const tail = limit - head;
+  return `${text.slice(0, head)} … [${text.length - limit} chars omitted] … ${tail > 0 ? text.slice(-tail) : ""}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ⏎ ").trim();
+}
+
+/** Renders one trajectory under a header with its id, outcome, reward and how it ended. */
+export function renderTrajectory(
+  trajectory: { key: string; failed: boolean; reward: number | null; termination: string | null; messages: readonly Message[] },
+  options: RenderOptions = {},
+): RenderedTrajectory {
+  const toolLimit = options.maxToolResultChars ?? 600;
+  const messageLimit = options.maxMessageChars ?? 2000;
+  const reward = trajectory.reward === null ? "none" : String(Math.round(trajectory.reward * 1000) / 1000);
+  const lines = [`### ${trajectory.key} — ${trajectory.failed ? "FAILED" : "PASSED"} (reward ${reward}, ended by ${trajectory.termination ?? "unknown"})`];
+  for (const message of trajectory.messages) {
+    if (message.role === "system") continue;
+    if (message.role === "user") lines.push(`[user] ${shorten(oneLine(message.content), messageLimit)}`);
+    else if (message.role === "tool") lines.push(`  [result${message.error === true ? ", error" : ""}] ${shorten(oneLine(message.content), toolLimit)}`);
+    else {
+      if (message.content !== null && message.content.trim() !== "") lines.push(`[agent] ${shorten(oneLine(message.content), messageLimit)}`);
+      for (const call of message.tool_calls ?? []) lines.push(`[agent calls] ${call.function.name}(${shorten(call.function.arguments, toolLimit)})`);
+    }
+  }
+  return { key: trajectory.key, failed: trajectory.failed, reward: trajectory.reward, text: lines.join("\n") };
+}

@@ -1,0 +1,13 @@
+/** Task keys of the TRACE reference run files: `airline:12` (domain, task id), with `#trial` for trials after the first. */
+import type { EpisodeKey } from "../store/trajectory-store.js";
+
+/** `tau2-airline` → `airline`; other environments keep their name. */
+export function keyPrefix(environment: string): string {
+  return environment.startsWith("tau2-") ? environment.slice("tau2-".length) : environment;
+}
+
+/** The key of an episode in run files and prompts. */
+export function trajectoryKey(episode: EpisodeKey): string {
+  const base = `${keyPrefix(episode.environment)}:${episode.taskId}`;
+  return episode.trial === 0 ? base : `${base}#${episode.trial}`;
+}

@@ -1,0 +1,201 @@
+/**
+ * `trace analyze RUN` (LLM analyst or `--labeler reference`), `trace analyze aggregate` and `trace analyze report`:
+ * the capability analysis of TRACE step 2 into `RUN/analysis/` (`RUN/analysis/reference/` for the reference labeler).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { PAPER_THRESHOLDS, type AggregationThresholds } from "../analysis/aggregate-capabilities.js";
+import { aggregateDirectory, analysisDirectoryOf } from "../analysis/analysis-directory.js";
+import { formatCapabilityTable } from "../analysis/analysis-report.js";
+import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
+import { readCandidatesFile, type CandidatesFile } from "../analysis/candidates-file.js";
+import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
+import { REFERENCE_DIRECTORY, runReferenceAnalysis } from "../analysis/reference-analysis.js";
+import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
+import { createChatClient } from "../models/chat-client.js";
+import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { UsageError } from "./rollout-commands.js";
+import { NotARunError } from "./show-command.js";
+
+export interface AnalyzeCommandOptions {
+  labeler: string;
+  analystUrl?: string;
+  analystModel?: string;
+  analystApiKey?: string;
+  runs?: string;
+  candidates?: string;
+  contextTokens: string;
+  maxOutputTokens: string;
+  batchSize: string;
+  maxAttempts: string;
+  temperature: string;
+  concurrency: string;
+  dataDir?: string;
+  out?: string;
+  coverage: string;
+  gap: string;
+  minRuns?: string;
+  quiet?: boolean;
+}
+
+function integer(name: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function fraction(name: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new UsageError(`${name} must be a number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function storeOf(runDirectory: string): string {
+  const file = path.join(runDirectory, "store.sqlite");
+  if (!existsSync(file)) throw new NotARunError(runDirectory);
+  return file;
+}
+
+/** The `dataDir` a rollout recorded in the run's config.json, if any. */
+function configuredDataDirectory(runDirectory: string): string | undefined {
+  const file = path.join(runDirectory, "config.json");
+  if (!existsSync(file)) return undefined;
+  const config = JSON.parse(readFileSync(file, "utf8")) as { dataDir?: unknown };
+  return typeof config.dataDir === "string" ? config.dataDir : undefined;
+}
+
+/** Where each labeler's analysis of a run goes. */
+export function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
+  const llm = analysisDirectoryOf(runDirectory);
+  return { llm, reference: path.join(llm, REFERENCE_DIRECTORY) };
+}
+
+/** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. */
+export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
+  const file = storeOf(runDirectory);
+  const directories = analysisDirectories(runDirectory);
+  const base = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap) };
+  let directory: string;
+  if (options.labeler === "reference") {
+    if (options.runs !== undefined || options.minRuns !== undefined) {
+      throw new UsageError("the reference labeler is deterministic: it writes one run and keeps a capability that passes it (min-runs 1); drop --runs and --min-runs");
+    }
+    directory = options.out ?? directories.reference;
+    const store = openTrajectoryStore(file);
+    try {
+      const { run } = runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, dataDirectory: options.dataDir, configuredDirectory: configuredDataDirectory(runDirectory) });
+      log(`reference labeler: ${run.totals.total_failed + run.totals.total_passed} trajectories labeled into ${directory}`);
+    } finally {
+      store.close();
+    }
+  } else if (options.labeler === "llm") {
+    if (options.analystUrl === undefined || options.analystModel === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
+    const runs = integer("--runs", options.runs ?? "10", 1);
+    const thresholds: AggregationThresholds = { ...base, minRuns: options.minRuns === undefined ? Math.ceil(0.8 * runs) : integer("--min-runs", options.minRuns, 1) };
+    let candidates: CandidatesFile | undefined;
+    if (options.candidates === "reference") candidates = { candidates: [...REFERENCE_CAPABILITIES] };
+    else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
+    directory = options.out ?? directories.llm;
+    const client = createChatClient({
+      baseUrl: options.analystUrl,
+      model: options.analystModel,
+      maxConcurrency: integer("--concurrency", options.concurrency, 1),
+      ...(options.analystApiKey === undefined ? {} : { apiKey: options.analystApiKey }),
+    });
+    const store = openTrajectoryStore(file);
+    try {
+      const result = await analyzeWithAnalyst({
+        store,
+        client,
+        model: options.analystModel,
+        outDirectory: directory,
+        runs,
+        thresholds,
+        contextTokens: integer("--context-tokens", options.contextTokens, 1024),
+        maxOutputTokens: integer("--max-output-tokens", options.maxOutputTokens, 16),
+        batchSize: integer("--batch-size", options.batchSize, 1),
+        maxAttempts: integer("--max-attempts", options.maxAttempts, 1),
+        temperature: fraction("--temperature", options.temperature),
+        ...(candidates === undefined ? {} : { candidates }),
+        onProgress: options.quiet === true ? undefined : (line) => process.stderr.write(`${line}\n`),
+      });
+      const failed = [...result.failures.values()].reduce((sum, list) => sum + list.reduce((count, failure) => count + failure.keys.length, 0), 0);
+      const usage = client.usage();
+      log(`analyst ${options.analystModel}: ${usage.requests} requests, ${usage.promptTokens} prompt / ${usage.completionTokens} completion tokens; ${failed} trajectory-runs left unlabeled`);
+      if (failed > 0) {
+        log(`some labels could not be obtained (see the run files' "failures"); rerun the same command to retry them`);
+        process.exitCode = 2;
+      }
+    } finally {
+      store.close();
+    }
+  } else {
+    throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
+  }
+  const report = writeAnalysisReport({ directory, title: runDirectory, llmDirectory: directories.llm, referenceDirectory: directories.reference });
+  return { directory, report };
+}
+
+/** `trace analyze report RUN`: the report of an existing analysis. */
+export function runReportCommand(runDirectory: string, options: { labeler: string; dir?: string }): string {
+  const directories = analysisDirectories(runDirectory);
+  if (options.labeler !== "llm" && options.labeler !== "reference") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
+  const directory = options.dir ?? (options.labeler === "reference" ? directories.reference : directories.llm);
+  return writeAnalysisReport({ directory, title: runDirectory, llmDirectory: directories.llm, referenceDirectory: directories.reference });
+}
+
+export function registerAnalyzeCommands(program: Command): void {
+  const write = (text: string) => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const analyze = program
+    .command("analyze")
+    .description("capability analysis of a run (TRACE step 2): discovery + labeling + aggregation + report into RUN/analysis/")
+    .argument("<run>", "run directory (holds store.sqlite)")
+    // Options of `analyze` itself come before a subcommand's name, so `aggregate --runs` is the subcommand's option.
+    .enablePositionalOptions()
+    .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline, τ² gold)", "llm")
+    .option("--analyst-url <url>", "OpenAI-compatible base URL of the analyst, e.g. http://localhost:8000/v1")
+    .option("--analyst-model <model>", "analyst model name")
+    .option("--analyst-api-key <key>", "API key of the analyst endpoint")
+    .option("--runs <n>", "independent labeling runs N (default 10, the paper's)")
+    .option("--candidates <file>", "label with this candidate_capabilities.json (or 'reference': the reference dictionary) instead of discovering")
+    .option("--context-tokens <n>", "the analyst's context window in tokens", "32768")
+    .option("--max-output-tokens <n>", "tokens the analyst may generate per reply", "4096")
+    .option("--batch-size <n>", "most trajectories per labeling request", "8")
+    .option("--max-attempts <n>", "attempts per request when replies are invalid", "3")
+    .option("--temperature <t>", "analyst sampling temperature (runs must differ to measure consistency)", "0.7")
+    .option("--concurrency <n>", "analyst requests in flight at once", "4")
+    .option("--data-dir <dir>", "reference labeler: τ²-bench's data/tau2 directory or a domain directory (default: the run's config.json)")
+    .option("--out <dir>", "analysis directory (default RUN/analysis, or RUN/analysis/reference)")
+    .option("--coverage <rho>", "ρ: minimum coverage in a run", String(PAPER_THRESHOLDS.coverage))
+    .option("--gap <delta>", "δ: minimum contrastive gap in a run", String(PAPER_THRESHOLDS.gap))
+    .option("--min-runs <m>", "m: runs a capability must pass to be kept (default ⌈0.8·N⌉, 8 of 10)")
+    .option("--quiet", "no progress lines on stderr")
+    .action(async (runDirectory: string, options: AnalyzeCommandOptions) => {
+      const { report } = await runAnalyzeCommand(runDirectory, options, write);
+      write(report);
+    });
+  analyze
+    .command("aggregate")
+    .description("aggregate run_*.json (TRACE reference format) into selected_capabilities.json and capability_scores.json")
+    .requiredOption("--runs <dir>", "directory of run_*.json and, optionally, candidate_capabilities.json")
+    .requiredOption("--out <file>", "selected_capabilities.json to write (capability_scores.json goes beside it)")
+    .option("--coverage <rho>", "ρ: minimum coverage in a run", String(PAPER_THRESHOLDS.coverage))
+    .option("--gap <delta>", "δ: minimum contrastive gap in a run", String(PAPER_THRESHOLDS.gap))
+    .option("--min-runs <m>", "m: runs a capability must pass to be kept", String(PAPER_THRESHOLDS.minRuns))
+    .action((options: { runs: string; out: string; coverage: string; gap: string; minRuns: string }) => {
+      const thresholds = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap), minRuns: integer("--min-runs", options.minRuns, 1) };
+      const scores = aggregateDirectory({ runsDirectory: options.runs, out: options.out, thresholds });
+      write(formatCapabilityTable(scores));
+      write(`kept ${scores.capabilities.filter((score) => score.status === "kept").length} of ${scores.capabilities.length} capabilities over ${scores.runs} runs; wrote ${options.out}`);
+    });
+  analyze
+    .command("report")
+    .description("print (and write to analysis/report.md) the markdown report of a run's analysis")
+    .argument("<run>", "run directory")
+    .option("--labeler <labeler>", "which analysis: llm (RUN/analysis) or reference (RUN/analysis/reference)", "llm")
+    .option("--dir <dir>", "an analysis directory to report instead")
+    .action((runDirectory: string, options: { labeler: string; dir?: string }) => {
+      write(runReportCommand(runDirectory, options));
+    });
+}
