@@ -18,6 +18,8 @@ import pytest
 from trace_worker.engine import Engine
 from trace_worker.trainer import Trainer
 
+from .conftest import DEVICE, DTYPE, low_precision
+
 WORKER_DIRECTORY = Path(__file__).resolve().parents[1]
 
 
@@ -41,13 +43,19 @@ def datums() -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.skipif(os.environ.get("TRACE_WORKER_TEST_DEVICE", "cpu") != "cpu", reason="the CPU (gloo) variant; GPUs run scripts/gpu-distributed")
+def gpus() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+@pytest.mark.skipif(DEVICE != "cpu" and gpus() < 2, reason="needs two GPUs (NCCL) or the CPU (gloo)")
 def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path) -> None:
     port = free_port()
     environment = dict(os.environ, PYTHONPATH=str(WORKER_DIRECTORY), OMP_NUM_THREADS="1")
     process = subprocess.Popen(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "trace_worker", "serve",
-         "--model", str(tiny_checkpoint), "--port", str(port), "--device", "cpu", "--micro-batch-tokens", "8"],
+         "--model", str(tiny_checkpoint), "--port", str(port), "--device", "cpu" if DEVICE == "cpu" else "auto", "--dtype", DTYPE, "--micro-batch-tokens", "8"],
         env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     url = f"http://127.0.0.1:{port}"
@@ -77,7 +85,7 @@ def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path) -> None
         except subprocess.TimeoutExpired:
             process.kill()
 
-    single = Trainer(Engine(tiny_checkpoint, device="cpu"))
+    single = Trainer(Engine(tiny_checkpoint, device=DEVICE, dtype=DTYPE))
     single.create_adapter({"name": "shared", "rank": 4, "seed": 1})
     expected_first = single.forward_backward({"adapter": "shared", "loss": "ppo", "datums": datums()})
     expected_step = single.optim_step({"adapter": "shared", "learning_rate": 1e-2})
@@ -86,9 +94,10 @@ def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path) -> None
     expected = single.forward({"adapter": "shared", "datums": datums()})["logprobs"]
 
     assert first["tokens"] == expected_first["tokens"]
-    assert first["loss"] == pytest.approx(expected_first["loss"], abs=1e-4)
+    close = 1e-4 if not low_precision() else 1e-1
+    assert first["loss"] == pytest.approx(expected_first["loss"], abs=close, rel=close)
     for mine, reference in zip(first["logprobs"], expected_first["logprobs"]):
-        assert max(abs(x - y) for x, y in zip(mine, reference)) < 1e-5
-    assert step["grad_norm"] == pytest.approx(expected_step["grad_norm"], rel=1e-4)
+        assert max(abs(x - y) for x, y in zip(mine, reference)) < close / 10
+    assert step["grad_norm"] == pytest.approx(expected_step["grad_norm"], rel=close)
     for mine, reference in zip(distributed, expected):
-        assert max(abs(x - y) for x, y in zip(mine, reference)) < 1e-4
+        assert max(abs(x - y) for x, y in zip(mine, reference)) < close

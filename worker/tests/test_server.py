@@ -13,7 +13,7 @@ import torch
 
 from trace_worker.engine import Engine
 
-from .conftest import tolerance
+from .conftest import low_precision, tolerance
 from .worker_http import RunningWorker
 
 MESSAGES = [{"role": "system", "content": "You help."}, {"role": "user", "content": "Find reservation 4WQ150."}]
@@ -111,9 +111,15 @@ def test_concurrent_requests_are_batched_with_a_kv_cache(worker: RunningWorker) 
     # Every forward after a prefill feeds one new token per sequence: the prompt is never recomputed.
     prefills = [width for width in widths if width > 1]
     assert len(prefills) <= len(seeds) and widths.count(1) >= len(widths) - len(prefills)
-    for alone, together in zip(sequential, batched):
-        assert alone["choices"][0]["token_ids"] == together["choices"][0]["token_ids"]
-        assert max(abs(x - y) for x, y in zip(sampled_logprobs(alone), sampled_logprobs(together))) < tolerance()
+    for seed, alone, together in zip(seeds, sequential, batched):
+        if low_precision():
+            # bf16 kernels differ with the batch's shape (as in vLLM), so a seeded sample may differ; what must
+            # hold is that the batched sample's logprobs are the policy's.
+            expected = trainer_logprobs(worker, "side" if seed % 2 else None, together)
+            assert max(abs(x - y) for x, y in zip(sampled_logprobs(together), expected)) < tolerance()
+        else:
+            assert alone["choices"][0]["token_ids"] == together["choices"][0]["token_ids"]
+            assert max(abs(x - y) for x, y in zip(sampled_logprobs(alone), sampled_logprobs(together))) < tolerance()
 
 
 def test_label_logprobs_for_routing(worker: RunningWorker) -> None:

@@ -90,9 +90,24 @@ class Engine:
         self.served_name = served_name or path.resolve().name
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        self.tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(path)
+        tokenizer = AutoTokenizer.from_pretrained(path)
         base: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, dtype=self.dtype, attn_implementation=attention)
-        base.to(self.device)
+        self._adopt(base.to(self.device), tokenizer)
+
+    @classmethod
+    def from_model(cls, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, served_name: str, model_path: str | Path = ".") -> "Engine":
+        """An engine over a model already in memory (benchmarks build random-weight models this way)."""
+        engine = cls.__new__(cls)
+        engine.model_path = Path(model_path)
+        engine.served_name = served_name
+        parameter = next(base.parameters())
+        engine.device = parameter.device
+        engine.dtype = parameter.dtype
+        engine._adopt(base, tokenizer)
+        return engine
+
+    def _adopt(self, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+        self.tokenizer = tokenizer
         base.eval()
         for parameter in base.parameters():
             parameter.requires_grad_(False)

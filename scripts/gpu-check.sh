@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The worker on a GPU machine (torch, transformers and peft preinstalled there; no venv): the whole pytest suite on
+# CUDA in bf16, then worker/benchmarks/gpu_report.py (Qwen3-shaped checkpoints through transformers and PEFT,
+# forward_backward throughput and MFU beside a plain transformers + peft loop, sampling throughput).
+# Writes logs and the report under $OUT (or ./gpu-out) and prints the tables last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-gpu-out}"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+python="${PYTHON:-python3}"
+"$python" -c 'import torch, transformers, peft; print(f"torch {torch.__version__} transformers {transformers.__version__} peft {peft.__version__} gpus {torch.cuda.device_count()} {torch.cuda.get_device_name() if torch.cuda.is_available() else \"\"}")'
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  TRACE_WORKER_TEST_DEVICE=cuda "$python" -m pytest -q -p no:cacheprovider worker/tests 2>&1 | tee "$out/pytest-cuda.log" | tail -n 25
+  tests=$?
+else
+  tests=0
+fi
+if [ "${SKIP_BENCHMARK:-0}" != 1 ]; then
+  "$python" worker/benchmarks/gpu_report.py --out "$out" ${REPORT_ARGS:-} 2>&1 | grep -v -E "Loading weights|Writing model" | tee "$out/gpu-report.log" | tail -n 5
+  report=$?
+  echo
+  cat "$out/gpu-report.md" 2>/dev/null
+else
+  report=0
+fi
+echo "pytest on CUDA: $(grep -E '[0-9]+ (passed|failed)' "$out/pytest-cuda.log" 2>/dev/null | tail -n 1)"
+exit $(( tests != 0 || report != 0 ))

@@ -1,0 +1,241 @@
+"""GPU report for the worker (run by scripts/gpu-check.sh): Qwen3-shaped checkpoints through transformers and PEFT,
+then the trainer's forward_backward throughput and MFU beside a plain transformers + peft loop on the same batches,
+then sampling throughput. Prints markdown tables; `--quick` runs tiny shapes (a CPU smoke test of this script)."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from trace_worker.engine import Engine  # noqa: E402
+from trace_worker.model_shapes import lora_training_flops_per_token, random_model, shape_config  # noqa: E402
+from trace_worker.sampler import Sampler, SamplingRequest  # noqa: E402
+from trace_worker.tiny_checkpoint import train_tokenizer  # noqa: E402
+from trace_worker.trainer import Trainer  # noqa: E402
+
+TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def timed(device: torch.device, function: Callable[[], Any]) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    function()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def matmul_rate(device: torch.device, dtype: torch.dtype) -> float:
+    size = 8192 if device.type == "cuda" else 512
+    a = torch.randn(size, size, device=device, dtype=dtype)
+    b = torch.randn(size, size, device=device, dtype=dtype)
+    for _ in range(3):
+        a @ b
+    seconds = timed(device, lambda: [a @ b for _ in range(10)])
+    return 10 * 2 * size**3 / seconds
+
+
+def tokenizer() -> Any:
+    return train_tokenizer(["hello world " * 50, '<tool_call>{"name": "x"}</tool_call>'], 512)
+
+
+def checkpoint_checks(shapes: list[str], device: torch.device, dtype: torch.dtype, rows: list[dict[str, Any]]) -> None:
+    """Each shape saved as an ordinary checkpoint, loaded back by the worker; an adapter it saves is read by PEFT."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    for name in shapes:
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / name
+            model = random_model(name, device, dtype)
+            model.save_pretrained(path)
+            tokenizer().save_pretrained(path)
+            del model
+            started = time.perf_counter()
+            engine = Engine(path, device=str(device), dtype=str(dtype).replace("torch.", ""))
+            load_seconds = time.perf_counter() - started
+            trainer = Trainer(engine)
+            created = trainer.create_adapter({"name": "check", "rank": 16, "alpha": 16})
+            generator = torch.Generator().manual_seed(0)
+            with torch.no_grad():
+                for record_parameter in engine.adapter("check").parameters:
+                    record_parameter.copy_(torch.randn(record_parameter.shape, generator=generator) * 0.02)
+            tokens = torch.randint(0, shape_config(name).vocab_size, (1, 257), generator=generator).tolist()[0]
+            datum = {"tokens": tokens[:-1], "target_tokens": tokens[1:]}
+            ours = torch.tensor(trainer.forward({"adapter": "check", "datums": [datum]})["logprobs"][0])
+            trainer.save_adapter({"adapter": "check", "path": str(path / "adapter")})
+            del trainer, engine
+            gc.collect()
+            base = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+            peft_model = PeftModel.from_pretrained(base, path / "adapter").eval()
+            with torch.no_grad():
+                logits = peft_model(input_ids=torch.tensor([datum["tokens"]], device=device)).logits[0].float()
+            reference = torch.log_softmax(logits, -1).gather(-1, torch.tensor(datum["target_tokens"], device=device)[:, None]).squeeze(-1).cpu()
+            difference = float((ours - reference).abs().max())
+            rows.append({
+                "shape": name, "loads through transformers": f"yes ({load_seconds:.1f} s)", "LoRA targets": ",".join(created["target_modules"]),
+                "adapter params": created["trainable_parameters"], "PEFT reload max |Δ logprob|": f"{difference:.4f}",
+                "ok": difference < 0.15,
+            })
+            del base, peft_model
+            gc.collect()
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+
+
+def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequence: int, batch: int, steps: int, peak: float) -> list[dict[str, Any]]:
+    model = random_model(name, device, dtype)
+    engine = Engine.from_model(model, tokenizer(), name)
+    trainer = Trainer(engine, micro_batch_tokens=sequence)
+    trainer.create_adapter({"name": "bench", "rank": 16, "alpha": 16, "target_modules": TARGETS})
+    vocabulary = model.config.vocab_size
+    generator = torch.Generator().manual_seed(1)
+    batches = [torch.randint(0, vocabulary, (batch, sequence + 1), generator=generator) for _ in range(steps + 1)]
+    datums = [
+        [{"tokens": row[:-1].tolist(), "target_tokens": row[1:].tolist(), "weights": [1.0] * sequence} for row in tokens] for tokens in batches
+    ]
+    assert engine.peft is not None
+    peft_model = engine.activate("bench")
+    flops = lora_training_flops_per_token(peft_model, 16, TARGETS, sequence)
+
+    def ours(index: int) -> None:
+        trainer.forward_backward({"adapter": "bench", "loss": "cross_entropy", "datums": datums[index]})
+        for parameter in engine.adapter("bench").parameters:
+            parameter.grad = None
+
+    def plain(index: int) -> None:
+        for row in batches[index]:
+            input_ids = row[None, :-1].to(device)
+            labels = row[None, 1:].to(device)
+            logits = peft_model(input_ids=input_ids).logits
+            loss = torch.nn.functional.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1), reduction="sum")
+            loss.backward()
+        for parameter in engine.adapter("bench").parameters:
+            parameter.grad = None
+
+    results = []
+    for label, function in (("trace worker forward_backward", ours), ("plain transformers + peft loop", plain)):
+        function(0)  # warm-up
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        seconds = sum(timed(device, lambda index=index: function(index)) for index in range(1, steps + 1))
+        tokens = steps * batch * sequence
+        rate = tokens / seconds
+        memory = torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else 0.0
+        results.append({
+            "shape": name, "method": label, "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12,
+            "MFU": rate * flops["total"] / peak, "peak GiB": memory,
+        })
+    results[0]["vs plain"] = results[0]["tokens/s"] / results[1]["tokens/s"]
+    results[1]["vs plain"] = 1.0
+    del trainer, engine, model, peft_model
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return results
+
+
+def sampling_benchmark(name: str, device: torch.device, dtype: torch.dtype, batches: list[int], prompt: int, new_tokens: int) -> list[dict[str, Any]]:
+    model = random_model(name, device, dtype)
+    engine = Engine.from_model(model, tokenizer(), name)
+    engine.stop_token_ids = []  # random weights: decode exactly new_tokens per request
+    sampler = Sampler(engine)
+    Trainer(engine).create_adapter({"name": "sampled", "rank": 16})
+    generator = torch.Generator().manual_seed(2)
+    results = []
+    for size in batches:
+        requests = [
+            SamplingRequest(prompt_ids=torch.randint(0, model.config.vocab_size, (prompt,), generator=generator).tolist(), adapter="sampled" if index % 2 else None,
+                            max_tokens=new_tokens, temperature=1.0, seed=index)
+            for index in range(size)
+        ]
+        sampler.generate([SamplingRequest(prompt_ids=requests[0].prompt_ids, max_tokens=4)])
+        seconds = timed(device, lambda: sampler.generate(requests))
+        results.append({"shape": name, "batch": size, "prompt tokens": prompt, "new tokens": new_tokens, "generated tokens/s": size * new_tokens / seconds, "seconds": seconds})
+    del sampler, engine, model
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return results
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "(none)\n"
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+
+    def cell(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.0f}"
+        return str(value)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row.get(column, "")) for column in columns) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="tiny shapes, short sequences (CPU smoke test)")
+    parser.add_argument("--train-shapes", default="qwen3-0.6b,qwen3-8b")
+    parser.add_argument("--check-shapes", default="qwen3-0.6b,qwen3-30b-a3b-4-layers")
+    parser.add_argument("--sample-shape", default="qwen3-0.6b")
+    parser.add_argument("--sequence", type=int, default=4096)
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--out", default=None, help="also write the report (markdown) and raw rows (JSON) here")
+    arguments = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    if arguments.quick:
+        arguments.train_shapes, arguments.check_shapes, arguments.sample_shape = "tiny", "tiny", "tiny"
+        arguments.sequence, arguments.batch, arguments.steps = 128, 2, 2
+    card = torch.cuda.get_device_name() if device.type == "cuda" else "cpu"
+    peak = matmul_rate(device, dtype)
+    report = [f"# Worker GPU report\n\ndevice: {card}; torch {torch.__version__}; dtype {dtype}; measured dense matmul rate {peak / 1e12:.0f} TFLOP/s\n"]
+    print(report[0], flush=True)
+    raw: dict[str, Any] = {"device": card, "matmul_tflops": peak / 1e12}
+
+    checks: list[dict[str, Any]] = []
+    checkpoint_checks(arguments.check_shapes.split(","), device, dtype, checks)
+    report.append("## Checkpoints through transformers and PEFT\n\n" + table(checks))
+    print(report[-1], flush=True)
+    raw["checks"] = checks
+
+    training: list[dict[str, Any]] = []
+    for name in arguments.train_shapes.split(","):
+        training += training_benchmark(name, device, dtype, arguments.sequence, arguments.batch, arguments.steps, peak)
+        print(table(training[-2:]), flush=True)
+    for row in training:
+        row["MFU"] = f"{row['MFU']:.1%}"
+    report.append(f"## forward_backward, LoRA r=16 on q,k,v,o,gate,up,down, {arguments.batch} × {arguments.sequence} tokens per call, {arguments.steps} timed calls\n\n" + table(training))
+    print(report[-1], flush=True)
+    raw["training"] = training
+
+    sampling = sampling_benchmark(arguments.sample_shape, device, dtype, [1, 16, 64] if not arguments.quick else [1, 4], 256 if not arguments.quick else 16, 128 if not arguments.quick else 8)
+    report.append("## Sampling (half the requests on an adapter)\n\n" + table(sampling))
+    print(report[-1], flush=True)
+    raw["sampling"] = sampling
+    if arguments.out:
+        Path(arguments.out).mkdir(parents=True, exist_ok=True)
+        (Path(arguments.out) / "gpu-report.md").write_text("\n".join(report), encoding="utf-8")
+        (Path(arguments.out) / "gpu-report.json").write_text(json.dumps(raw, indent=2, default=str), encoding="utf-8")
+    return 0 if all(row["ok"] for row in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
