@@ -1,7 +1,7 @@
 /**
  * Fitting trajectories into a model's context: a conservative token estimate (3 characters a token) and greedy
  * batching of rendered trajectories under a token budget and a count limit. A trajectory too long for the budget on
- * its own is cut to fit and goes alone.
+ * its own is cut in the middle to fit it.
  */
 import { shorten, type RenderedTrajectory } from "./render-trajectory.js";
 

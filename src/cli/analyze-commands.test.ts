@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { labelingRequest, reply } from "../analysis/analyst-test-support.js";
 import type { RunFile } from "../analysis/run-file.js";
+import { startFakeChatServer } from "../models/fake-chat-server.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
@@ -68,6 +71,36 @@ describe("trace analyze --labeler reference on the real τ²-bench runs (airline
     assert.ok(existsSync(path.join(scratch, "strict", "capability_scores.json")));
   });
 });
+
+describe("trace analyze with an LLM analyst on the reference dictionary", () => {
+  test("labels the real runs through the fake analyst and reports its agreement with the reference labeler", { timeout: 60_000 }, async () => {
+    const run = path.join(scratch, "real");
+    let requests = 0;
+    // The fake analyst calls every capability PRESENT.
+    const server = await startFakeChatServer((request, res) => {
+      const labeling = labelingRequest(request);
+      assert.ok(labeling, "no discovery with --candidates");
+      requests += 1;
+      const labels = Object.fromEntries(labeling.keys.map((key) => [key, Object.fromEntries(CAPABILITIES.map((name) => [name, "PRESENT"]))]));
+      reply(res, JSON.stringify({ labels }));
+    });
+    try {
+      const { stdout } = await promisify(execFile)("node", [
+        bin, "analyze", run, "--candidates", "reference", "--analyst-url", server.baseUrl, "--analyst-model", "fake", "--runs", "2", "--min-runs", "1", "--quiet",
+      ]);
+      assert.ok(requests >= 2 * Math.ceil(104 / 8), `${requests} labeling requests`);
+      assert.match(stdout, /## Agreement with the reference labeler/);
+      for (const name of CAPABILITIES) assert.match(stdout, new RegExp(`\\| ${name} \\| 208 \\| [0-9.]+ \\| [-0-9.]+ \\| (0\\.000|-) \\|`), name);
+      const llmRun = JSON.parse(readFileSync(path.join(run, "analysis", "run_02.json"), "utf8")) as RunFile;
+      assert.deepEqual(llmRun.totals, { total_failed: 67, total_passed: 37 });
+      assert.match(trace("analyze", "report", run, "--labeler", "reference"), /## Agreement with the reference labeler/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const CAPABILITIES = ["complete_required_state_changes", "correct_write_arguments", "avoid_unrequested_state_changes", "communicate_required_information", "lookup_before_write"];
 
 describe("trace analyze input errors", () => {
   test("a malformed run file stops aggregate with one line naming the file and the field", () => {
