@@ -107,6 +107,9 @@ class Engine:
         return engine
 
     def _adopt(self, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+        if next(base.parameters()).device.type == "cuda":
+            # LoRA weights stay fp32 beside a bf16 base (PEFT's default); TF32 runs their matmuls on tensor cores.
+            torch.backends.cuda.matmul.allow_tf32 = True
         self.tokenizer = tokenizer
         base.eval()
         for parameter in base.parameters():

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from .engine import BASE_ADAPTER, Engine
+from .engine import Engine
 from .errors import BadRequest, NotFound
 
 
@@ -47,13 +47,42 @@ class SamplingResult:
 
 
 def _filter_top_p(probabilities: torch.Tensor, top_p: torch.Tensor) -> torch.Tensor:
-    """Zeroes, per row, the tail outside the smallest set of tokens whose mass reaches top_p (nucleus sampling)."""
+    """Per row, True for the smallest set of tokens whose mass reaches top_p (nucleus sampling)."""
     sorted_probabilities, order = torch.sort(probabilities, dim=-1, descending=True)
     cumulative = torch.cumsum(sorted_probabilities, dim=-1)
-    remove = (cumulative - sorted_probabilities) >= top_p[:, None]
-    sorted_probabilities = sorted_probabilities.masked_fill(remove, 0.0)
-    filtered = torch.zeros_like(probabilities).scatter(-1, order, sorted_probabilities)
-    return filtered / filtered.sum(-1, keepdim=True)
+    keep_sorted = (cumulative - sorted_probabilities) < top_p[:, None]
+    return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+
+
+_MASK_64 = (1 << 64) - 1
+
+
+def _signed(value: int) -> int:
+    value &= _MASK_64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+_GOLDEN = _signed(0x9E3779B97F4A7C15)
+_MIX_1 = _signed(0xBF58476D1CE4E5B9)
+_MIX_2 = _signed(0x94D049BB133111EB)
+
+
+def _shift_right(values: torch.Tensor, bits: int) -> torch.Tensor:
+    """Logical right shift of int64 values (torch's >> is arithmetic)."""
+    return (values >> bits) & ((1 << (64 - bits)) - 1)
+
+
+def seeded_uniforms(seeds: torch.Tensor, step: int, vocabulary: int) -> torch.Tensor:
+    """Uniform (0, 1) noise [rows, vocabulary], a pure function of (seed, step, token): splitmix64 of a counter.
+
+    Written by hand because torch's generators give one stream per call, so seeded rows would need one sampling call
+    each; a counter-based hash samples every row at once and makes a seeded sample independent of its batch."""
+    counter = seeds[:, None] * _GOLDEN + (step * vocabulary + torch.arange(vocabulary, device=seeds.device, dtype=torch.int64))[None, :]
+    z = counter + _GOLDEN
+    z = (z ^ _shift_right(z, 30)) * _MIX_1
+    z = (z ^ _shift_right(z, 27)) * _MIX_2
+    z = z ^ _shift_right(z, 31)
+    return (_shift_right(z, 11).double() + 0.5) / float(1 << 53)
 
 
 class Sampler:
@@ -80,36 +109,48 @@ class Sampler:
 
     @torch.no_grad()
     def generate(self, requests: list[SamplingRequest]) -> list[SamplingResult]:
+        """Decodes the requests together; requests for different adapters decode as separate groups (a plain forward
+        with one active adapter has no per-layer index work, unlike PEFT's mixed-adapter batches)."""
+        groups: dict[str | None, list[int]] = {}
+        for index, request in enumerate(requests):
+            groups.setdefault(request.adapter, []).append(index)
+        results: list[SamplingResult | None] = [None] * len(requests)
+        for adapter, indices in groups.items():
+            if adapter is None and self.engine.peft is not None:
+                with self.engine.peft.disable_adapter():
+                    group_results = self._generate_group([requests[index] for index in indices])
+            else:
+                if adapter is not None:
+                    self.engine.activate(adapter)
+                group_results = self._generate_group([requests[index] for index in indices])
+            for index, result in zip(indices, group_results):
+                results[index] = result
+        return [result for result in results if result is not None]
+
+    def _generate_group(self, requests: list[SamplingRequest]) -> list[SamplingResult]:
         engine = self.engine
         device = engine.device
         count = len(requests)
         width = max(len(request.prompt_ids) for request in requests)
         pad = engine.tokenizer.pad_token_id if engine.tokenizer.pad_token_id is not None else 0
-        input_ids = torch.full((count, width), pad, dtype=torch.long, device=device)
-        attention = torch.zeros((count, width), dtype=torch.long, device=device)
+        input_ids = torch.full((count, width), pad, dtype=torch.long)
+        attention = torch.zeros((count, width), dtype=torch.long)
         for row, request in enumerate(requests):
             length = len(request.prompt_ids)
-            input_ids[row, width - length :] = torch.tensor(request.prompt_ids, device=device)
+            input_ids[row, width - length :] = torch.tensor(request.prompt_ids)
             attention[row, width - length :] = 1
+        input_ids, attention = input_ids.to(device), attention.to(device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)
-        extra: dict[str, Any] = {}
-        if engine.peft is not None:
-            extra["adapter_names"] = [request.adapter or BASE_ADAPTER for request in requests]
         model = engine.model
 
-        temperatures = torch.tensor([request.temperature for request in requests], dtype=torch.float32, device=device)
+        temperatures = torch.tensor([max(request.temperature, 1e-6) for request in requests], dtype=torch.float32, device=device)
         top_ps = torch.tensor([request.top_p for request in requests], dtype=torch.float32, device=device)
-        greedy = [request.temperature == 0 for request in requests]
-        generators: list[torch.Generator | None] = []
-        for request in requests:
-            if request.seed is None:
-                generators.append(None)
-            else:
-                generator = torch.Generator(device=device)
-                generator.manual_seed(request.seed)
-                generators.append(generator)
-        shared_generator = torch.Generator(device=device)
-        shared_generator.manual_seed(random.getrandbits(63))
+        greedy = torch.tensor([request.temperature == 0 for request in requests], device=device)
+        seeds = torch.tensor(
+            [request.seed if request.seed is not None else random.getrandbits(62) for request in requests], dtype=torch.int64, device=device
+        )
+        any_top_p = any(request.top_p < 1.0 for request in requests)
+        all_greedy = all(request.temperature == 0 for request in requests)
         stop_ids = set(engine.stop_token_ids)
         listed = max(request.top_logprobs for request in requests)
 
@@ -119,33 +160,32 @@ class Sampler:
         texts: list[str | None] = [None] * count
         steps = max(request.max_tokens for request in requests)
 
-        output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True, logits_to_keep=1, **extra)
+        output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True, logits_to_keep=1)
         cache = output.past_key_values
         logits = output.logits[:, -1, :]
         next_positions = positions[:, -1:] + 1
-        for _step in range(steps):
-            log_probabilities = torch.log_softmax(logits.float(), dim=-1)
-            scaled = logits.float() / temperatures.clamp(min=1e-6)[:, None]
-            probabilities = torch.softmax(scaled, dim=-1)
-            if bool((top_ps < 1.0).any()):
-                probabilities = _filter_top_p(probabilities, top_ps)
-            argmax = torch.argmax(logits, dim=-1)
-            unseeded = [row for row in range(count) if generators[row] is None and not greedy[row] and finish[row] is None]
-            chosen = argmax.clone()
-            if unseeded:
-                rows = torch.tensor(unseeded, device=device)
-                chosen[rows] = torch.multinomial(probabilities[rows], 1, generator=shared_generator).squeeze(-1)
-            for row in range(count):
-                if generators[row] is not None and not greedy[row] and finish[row] is None:
-                    chosen[row] = torch.multinomial(probabilities[row], 1, generator=generators[row]).squeeze(-1)
+        for step in range(steps):
+            raw = logits.float()
+            log_probabilities = torch.log_softmax(raw, dim=-1)
+            if all_greedy:
+                chosen = torch.argmax(raw, dim=-1)
+            else:
+                scaled = raw / temperatures[:, None]
+                if any_top_p:
+                    keep = _filter_top_p(torch.softmax(scaled, dim=-1), top_ps)
+                    scaled = scaled.masked_fill(~keep, float("-inf"))
+                gumbel = -torch.log(-torch.log(seeded_uniforms(seeds, step, raw.shape[-1])))
+                sampled = torch.argmax(scaled.double() + gumbel, dim=-1)
+                chosen = torch.where(greedy, torch.argmax(raw, dim=-1), sampled)
             chosen_logprobs = log_probabilities.gather(-1, chosen[:, None]).squeeze(-1)
-            top_values = top_indices = None
+            top_index_list = top_value_list = None
             if listed > 0:
                 top_values, top_indices = torch.topk(log_probabilities, k=min(listed, log_probabilities.shape[-1]), dim=-1)
+                top_index_list, top_value_list = top_indices.tolist(), top_values.tolist()
+            wanted = sorted({token_id for request in requests for token_id in request.logprob_token_ids})
+            wanted_values = log_probabilities[:, wanted].tolist() if wanted else None
             chosen_list = chosen.tolist()
             chosen_logprob_list = chosen_logprobs.tolist()
-            top_value_list = top_values.tolist() if top_values is not None else None
-            top_index_list = top_indices.tolist() if top_indices is not None else None
             for row, request in enumerate(requests):
                 if finish[row] is not None:
                     continue
@@ -153,11 +193,11 @@ class Sampler:
                 candidates: list[tuple[int, float]] = []
                 if request.top_logprobs > 0 and top_index_list is not None and top_value_list is not None:
                     candidates = list(zip(top_index_list[row][: request.top_logprobs], top_value_list[row][: request.top_logprobs]))
-                if request.logprob_token_ids:
+                if request.logprob_token_ids and wanted_values is not None:
                     present = {candidate[0] for candidate in candidates}
                     for extra_id in request.logprob_token_ids:
                         if extra_id not in present:
-                            candidates.append((extra_id, float(log_probabilities[row, extra_id])))
+                            candidates.append((extra_id, wanted_values[row][wanted.index(extra_id)]))
                             present.add(extra_id)
                 completions[row].append(token_id)
                 records[row].append(TokenCandidates(token_id, chosen_logprob_list[row], candidates))
@@ -173,18 +213,9 @@ class Sampler:
                     finish[row] = "length"
             if all(reason is not None for reason in finish):
                 break
-            step_input = torch.tensor(
-                [[completions[row][-1]] for row in range(count)], dtype=torch.long, device=device
-            )
+            step_input = chosen[:, None]
             attention = torch.cat([attention, torch.ones((count, 1), dtype=torch.long, device=device)], dim=-1)
-            output = model(
-                input_ids=step_input,
-                attention_mask=attention,
-                position_ids=next_positions,
-                past_key_values=cache,
-                use_cache=True,
-                **extra,
-            )
+            output = model(input_ids=step_input, attention_mask=attention, position_ids=next_positions, past_key_values=cache, use_cache=True)
             cache = output.past_key_values
             logits = output.logits[:, -1, :]
             next_positions = next_positions + 1

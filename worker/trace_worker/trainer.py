@@ -99,22 +99,25 @@ class Trainer:
         lengths = [len(datum.tokens) for datum in batch]
         width = max(lengths)
         pad = self.engine.tokenizer.pad_token_id or 0
-        input_ids = torch.full((len(batch), width), pad, dtype=torch.long, device=device)
-        targets = torch.zeros((len(batch), width), dtype=torch.long, device=device)
-        mask = torch.zeros((len(batch), width), dtype=torch.long, device=device)
+        input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        targets = torch.zeros((len(batch), width), dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
         for row, datum in enumerate(batch):
-            input_ids[row, : lengths[row]] = torch.tensor(datum.tokens, device=device)
-            targets[row, : lengths[row]] = torch.tensor(datum.target_tokens, device=device)
+            input_ids[row, : lengths[row]] = torch.tensor(datum.tokens)
+            targets[row, : lengths[row]] = torch.tensor(datum.target_tokens)
             mask[row, : lengths[row]] = 1
-        valid = mask.bool()
+        positions = torch.cat([torch.arange(length) + row * width for row, length in enumerate(lengths)])
+        input_ids, targets, mask, positions = (to_device(tensor, device) for tensor in (input_ids, targets, mask, positions))
         if self.engine.plain_logits():
             decoder, head = self.engine.decoder_and_head()
-            hidden = decoder(input_ids=input_ids, attention_mask=mask, use_cache=False).last_hidden_state
-            logprobs, entropies = chunked_token_logprobs(hidden[valid], head.weight, targets[valid])
+            # Without padding no mask is passed, so attention takes its causal fast path without inspecting one.
+            hidden = decoder(input_ids=input_ids, attention_mask=mask if min(lengths) < width else None, use_cache=False).last_hidden_state
+            flat = hidden.reshape(-1, hidden.shape[-1]).index_select(0, positions)
+            logprobs, entropies = chunked_token_logprobs(flat, head.weight, targets.reshape(-1).index_select(0, positions))
         else:
             logits = self.engine.model(input_ids=input_ids, attention_mask=mask, use_cache=False).logits.float()
-            log_probabilities = torch.log_softmax(logits[valid], dim=-1)
-            logprobs = log_probabilities.gather(-1, targets[valid][:, None]).squeeze(-1)
+            log_probabilities = torch.log_softmax(logits.reshape(-1, logits.shape[-1]).index_select(0, positions), dim=-1)
+            logprobs = log_probabilities.gather(-1, targets.reshape(-1).index_select(0, positions)[:, None]).squeeze(-1)
             with torch.no_grad():
                 entropies = -(log_probabilities.exp() * log_probabilities).sum(-1)
         return logprobs, entropies, lengths
@@ -162,8 +165,8 @@ class Trainer:
         datums = self._datums(body, loss_name)
         self.engine.activate(name)
         mine = list(range(self.collective.rank, len(datums), self.collective.world_size))
-        sums = torch.zeros(7, dtype=torch.float64)  # loss, tokens, clipped, kl, entropy, ratio, ratio-tokens
-        results: dict[int, list[float]] = {}
+        sums = torch.zeros(7, dtype=torch.float64, device=self.engine.device)  # loss, tokens, clipped, kl, entropy, ratio, ratio-tokens
+        pieces: dict[int, torch.Tensor] = {}
         for batch_indices in self._micro_batches(mine, datums):
             batch = [datums[index] for index in batch_indices]
             logprobs, entropies, lengths = self._logprobs(batch)
@@ -171,8 +174,10 @@ class Trainer:
             loss.backward()
             sums += metrics
             for index, piece in zip(batch_indices, torch.split(logprobs.detach(), lengths)):
-                results[index] = piece.tolist()
-        totals = sums.clone()
+                pieces[index] = piece
+        # One device → host copy per call: no synchronisation between micro-batches.
+        results = {index: piece.tolist() for index, piece in pieces.items()}
+        totals = sums.cpu()
         self.collective.all_reduce_sum([totals])
         merged: dict[int, list[float]] = {}
         for part in self.collective.gather_objects(results):
@@ -278,24 +283,34 @@ class Trainer:
         return {"adapter": name, "step": record.step}
 
 
+def to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Host → device without making the host wait for the GPU (pinned memory, asynchronous copy)."""
+    if device.type == "cuda":
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
+
+
 def token_loss(
     loss_name: str, logprobs: torch.Tensor, entropies: torch.Tensor, batch: list[Datum], clip_low: float, clip_high: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The summed per-token loss of `batch` and metric sums (loss, tokens, clipped, kl, entropy, ratio, ratio tokens)."""
+    """The summed per-token loss of `batch` and metric sums (loss, tokens, clipped, kl, entropy, ratio, ratio tokens),
+    all on the device: nothing here waits for the GPU."""
     device = logprobs.device
 
     def column(values: list[list[float] | None], default: float) -> torch.Tensor:
         flat: list[float] = []
         for datum, series in zip(batch, values):
             flat.extend(series if series is not None else [default] * len(datum.tokens))
-        return torch.tensor(flat, dtype=torch.float32, device=device)
+        return to_device(torch.tensor(flat, dtype=torch.float32), device)
 
     weights = column([datum.weights for datum in batch], 1.0)
-    active = weights != 0
+    active = (weights != 0).float()
+    has_sampling = any(datum.sampling_logprobs is not None for datum in batch)
+    sampling = column([datum.sampling_logprobs for datum in batch], 0.0) if has_sampling else None
     if loss_name == "cross_entropy":
         loss = -(weights * logprobs).sum()
     else:
-        sampling = column([datum.sampling_logprobs for datum in batch], 0.0)
+        assert sampling is not None
         advantages = column([datum.advantages for datum in batch], 0.0)
         ratio = torch.exp(logprobs - sampling)
         if loss_name == "importance_sampling":
@@ -304,18 +319,16 @@ def token_loss(
             unclipped = ratio * advantages
             clipped = torch.clamp(ratio, clip_low, clip_high) * advantages
             loss = -(weights * torch.minimum(unclipped, clipped)).sum()
-    metrics = torch.zeros(7, dtype=torch.float64)
     with torch.no_grad():
-        metrics[0] = float(loss.detach())
-        metrics[1] = float(active.sum())
-        metrics[4] = float(entropies[active].sum())
-        has_sampling = any(datum.sampling_logprobs is not None for datum in batch)
-        if has_sampling:
-            sampling = column([datum.sampling_logprobs for datum in batch], 0.0)
-            log_ratio = (logprobs.detach() - sampling)[active]
-            ratio = log_ratio.exp()
-            metrics[2] = float(((ratio < clip_low) | (ratio > clip_high)).sum())
-            metrics[3] = float(((ratio - 1) - log_ratio).sum())
-            metrics[5] = float(ratio.sum())
-            metrics[6] = float(active.sum())
+        zero = torch.zeros((), dtype=torch.float64, device=device)
+        parts = [loss.detach().double(), active.sum().double(), zero, zero, (entropies * active).sum().double(), zero, zero]
+        if sampling is not None:
+            log_ratio = logprobs.detach() - sampling
+            ratio_value = log_ratio.exp()
+            outside = ((ratio_value < clip_low) | (ratio_value > clip_high)).float()
+            parts[2] = (outside * active).sum().double()
+            parts[3] = (((ratio_value - 1) - log_ratio) * active).sum().double()
+            parts[5] = (ratio_value * active).sum().double()
+            parts[6] = active.sum().double()
+        metrics = torch.stack(parts)
     return loss, metrics
