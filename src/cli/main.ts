@@ -2,9 +2,11 @@
 import { Command, CommanderError } from "commander";
 import { DataFileError } from "../envs/core/data-file-error.js";
 import { registerAnalyzeCommands } from "./analyze-commands.js";
+import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerTau2Commands } from "./tau2-commands.js";
+import { registerWorkerCommands } from "./worker-commands.js";
 
 /** Builds the CLI program (exported for tests). */
 export function createProgram(): Command {
@@ -19,6 +21,8 @@ export function createProgram(): Command {
   registerRolloutCommands(program);
   registerShowCommand(program);
   registerAnalyzeCommands(program);
+  registerModelCommands(program);
+  registerWorkerCommands(program);
   return program;
 }
 

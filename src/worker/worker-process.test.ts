@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
+import { writeFakePythonInterpreter } from "./fake-python-interpreter.js";
 import { PythonInterpreterNotFoundError } from "./python-interpreter-not-found-error.js";
 import { repositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
 import { startWorker } from "./worker-process.js";
@@ -16,10 +17,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-worker-process-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A shell script that plays the Python interpreter by running the fake worker with node. */
-const fakePython = path.join(scratch, "python");
-writeFileSync(fakePython, `#!/bin/sh\nexec "${process.execPath}" "${path.join(here, "fake-worker-python.js")}" "$@"\n`);
-chmodSync(fakePython, 0o755);
+const fakePython = writeFakePythonInterpreter(scratch);
 
 function recordFile(name: string): string {
   return path.join(scratch, `${name}.jsonl`);

@@ -1,0 +1,46 @@
+/** `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker. */
+import type { Command } from "commander";
+import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
+import { UsageError } from "./rollout-commands.js";
+
+/** A command-line integer ≥ minimum, or a UsageError naming the option. */
+export function integerOption(name: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^\s*-?\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < minimum) {
+    throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+const SHAPE_OPTIONS: { flag: string; key: keyof TinyModelShape; minimum: number; help: string }[] = [
+  { flag: "--vocab-size", key: "vocabSize", minimum: 1, help: "vocabulary size, special tokens included (default 1024)" },
+  { flag: "--hidden-size", key: "hiddenSize", minimum: 1, help: "hidden size (default 64)" },
+  { flag: "--layers", key: "layers", minimum: 1, help: "decoder layers (default 2)" },
+  { flag: "--attention-heads", key: "attentionHeads", minimum: 1, help: "attention heads (default 4)" },
+  { flag: "--key-value-heads", key: "keyValueHeads", minimum: 1, help: "key/value heads (default 2)" },
+  { flag: "--head-dim", key: "headDim", minimum: 1, help: "attention head size (default 16)" },
+  { flag: "--intermediate-size", key: "intermediateSize", minimum: 1, help: "MLP intermediate size (default 192)" },
+  { flag: "--experts", key: "experts", minimum: 0, help: "> 0 makes a Qwen3-MoE model with this many experts (default 0)" },
+  { flag: "--seed", key: "seed", minimum: 0, help: "seed of the random weights (default 0)" },
+];
+
+export function registerModelCommands(program: Command): void {
+  const model = program.command("model").description("model checkpoints");
+  const initTiny = model
+    .command("init-tiny")
+    .description("write a tiny Qwen3-style checkpoint (random weights, a tokenizer trained on the project's text, a chat template)")
+    .argument("<directory>", "checkpoint directory to write");
+  for (const option of SHAPE_OPTIONS) {
+    initTiny.option(`${option.flag} <n>`, option.help, (text: string) => integerOption(option.flag, text, option.minimum));
+  }
+  initTiny
+    .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
+    .action(async (directory: string, options: TinyModelShape & { python?: string }) => {
+      const shape: TinyModelShape = {};
+      for (const option of SHAPE_OPTIONS) {
+        const value = options[option.key];
+        if (value !== undefined) shape[option.key] = value;
+      }
+      await createTinyCheckpoint(directory, shape, { python: options.python });
+    });
+}
