@@ -17,6 +17,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from trace_worker import fast_lora  # noqa: E402
 from trace_worker.engine import Engine  # noqa: E402
 from trace_worker.model_shapes import lora_training_flops_per_token, random_model, shape_config  # noqa: E402
 from trace_worker.sampler import Sampler, SamplingRequest  # noqa: E402
@@ -118,6 +119,10 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
             parameter.grad = None
 
     def plain(index: int) -> None:
+        with fast_lora.stock(peft_model):
+            plain_steps(index)
+
+    def plain_steps(index: int) -> None:
         for row in batches[index]:
             input_ids = row[None, :-1].to(device)
             labels = row[None, 1:].to(device)

@@ -15,6 +15,7 @@ from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dic
 from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
+from . import fast_lora
 from .errors import BadRequest, Conflict, NotFound
 
 DEFAULT_TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
@@ -235,6 +236,7 @@ class Engine:
 
     def _register(self, name: str, rank: int, alpha: float, targets: list[str], source: str) -> AdapterRecord:
         assert self.peft is not None
+        fast_lora.install(self.peft)
         parameters = [
             parameter for parameter_name, parameter in self.peft.named_parameters() if f".{name}." in parameter_name and "lora_" in parameter_name
         ]
