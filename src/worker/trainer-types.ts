@@ -119,6 +119,7 @@ export interface WorkerHealth {
 /** One entry of `GET /v1/models`: the base model (`parent` null) or an adapter on it. */
 export interface ServedModel {
   id: string;
+  /** The base model for the base; for an adapter whatever the server says (vLLM: its path; the worker: its name). */
   root: string;
   parent: string | null;
 }

@@ -1,0 +1,217 @@
+/**
+ * The TypeScript side against the real Python worker on a tiny CPU checkpoint made by `trace model init-tiny`: one
+ * worker for the whole file. Chat completions go through the project's chat client; trainer calls through the
+ * trainer client.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { after, before, describe, test } from "node:test";
+import { createChatClient, type ChatClient } from "../models/chat-client.js";
+import { ChatRequestError } from "../models/chat-request-error.js";
+import type { ChatCompletion } from "../models/chat-types.js";
+import type { Message, SampledTokens } from "../spec/message.js";
+import { completionDatum } from "./completion-datum.js";
+import { createTrainerClient, type TrainerClient } from "./trainer-client.js";
+import type { Datum } from "./trainer-types.js";
+import { WorkerRequestError } from "./worker-request-error.js";
+import { startWorker, type WorkerProcess } from "./worker-process.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-worker-real-"));
+const API_KEY = "test-key";
+const BASE = "tiny";
+const LOGPROB_TOLERANCE = 1e-4;
+const messages: Message[] = [{ role: "user", content: "Look up reservation 4WQ150, please." }];
+
+let worker: WorkerProcess | undefined;
+let trainer: TrainerClient;
+let chat: ChatClient;
+
+before(async () => {
+  const checkpoint = path.join(scratch, "tiny-checkpoint");
+  await promisify(execFile)(process.execPath, [bin, "model", "init-tiny", checkpoint, "--seed", "1"]);
+  worker = await startWorker({ model: checkpoint, apiKey: API_KEY, servedModelName: BASE });
+  trainer = worker.trainerClient();
+  // The worker's listen backlog is small; a few connections at a time keep clear of dropped SYNs.
+  chat = createChatClient({ baseUrl: worker.baseUrl, apiKey: API_KEY, model: BASE, maxRetries: 0, maxConcurrency: 4 });
+});
+
+after(async () => {
+  await worker?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function sampled(completion: ChatCompletion): SampledTokens {
+  const tokens = completion.message.tokens;
+  assert.ok(tokens, "the completion carries prompt and completion token ids with logprobs");
+  assert.ok(tokens.completionTokenIds.length > 0);
+  return tokens;
+}
+
+function complete(model: string, seed: number, maxTokens = 8): Promise<ChatCompletion> {
+  return chat.complete({ model, messages, maxTokens, seed, temperature: 1, logprobs: true, returnTokenIds: true });
+}
+
+/** The trainer's logprobs of the completion tokens, for the same sequence the sampler produced. */
+async function trainerCompletionLogprobs(adapter: string | undefined, tokens: SampledTokens): Promise<number[]> {
+  const [logprobs] = await trainer.forward({ adapter, datums: [completionDatum(tokens, 0)] });
+  assert.ok(logprobs);
+  return logprobs.slice(tokens.promptTokenIds.length - 1);
+}
+
+function assertClose(actual: readonly number[], expected: readonly number[], tolerance: number, what: string): void {
+  assert.equal(actual.length, expected.length, `${what}: lengths`);
+  const worst = Math.max(...actual.map((value, index) => Math.abs(value - expected[index]!)));
+  assert.ok(worst <= tolerance, `${what}: largest difference ${worst} > ${tolerance}`);
+}
+
+/** A PPO datum on a completion with advantage +1 on each of its tokens (pushes the adapter towards it). */
+function reinforce(tokens: SampledTokens): Datum {
+  return completionDatum(tokens, 1 / tokens.completionTokenIds.length);
+}
+
+describe("the real worker", () => {
+  test("health and /v1/models name the base model; a created adapter is listed as its child", async () => {
+    assert.deepEqual(worker?.health, { status: "ok", model: BASE, device: "cpu", dtype: "float32", worldSize: 1 });
+    const created = await trainer.createAdapter({ name: "listed", rank: 4 });
+    assert.deepEqual(created.targetModules, ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]);
+    assert.ok(created.trainableParameters > 0);
+    const models = await trainer.listModels();
+    assert.deepEqual(models[0], { id: BASE, root: BASE, parent: null });
+    assert.equal(models.find((model) => model.id === "listed")?.parent, BASE); // `root` is left open (vLLM: the adapter's path)
+    const adapters = await trainer.listAdapters();
+    assert.deepEqual(adapters.find((adapter) => adapter.name === "listed"), { ...created, rank: 4, alpha: 16, step: 0, source: "created" });
+    await assert.rejects(trainer.createAdapter({ name: "listed" }), (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 409);
+    await trainer.deleteAdapter("listed");
+    assert.equal((await trainer.listModels()).some((model) => model.id === "listed"), false);
+  });
+
+  test("a fresh adapter samples exactly as the base; sampler logprobs equal trainer logprobs (base and adapter)", async () => {
+    await trainer.createAdapter({ name: "fresh", rank: 8 });
+    const [base, adapter] = await Promise.all([complete(BASE, 11), complete("fresh", 11)]);
+    assert.equal(base.finishReason === "stop" || base.finishReason === "length", true);
+    assert.deepEqual(sampled(adapter), sampled(base));
+    assert.equal(adapter.message.content, base.message.content);
+    assertClose(await trainerCompletionLogprobs(undefined, sampled(base)), sampled(base).completionLogprobs, LOGPROB_TOLERANCE, "base");
+    assertClose(await trainerCompletionLogprobs("fresh", sampled(adapter)), sampled(adapter).completionLogprobs, LOGPROB_TOLERANCE, "fresh adapter");
+  });
+
+  test("forward_backward (ppo) + optim_step move the adapter, not the base; the sampler follows at once", async () => {
+    await trainer.createAdapter({ name: "trained", rank: 8 });
+    const before = sampled(await complete("trained", 21));
+    const baseBefore = await trainerCompletionLogprobs(undefined, before);
+    const result = await trainer.forwardBackward({ adapter: "trained", loss: "ppo", lossConfig: { clipLow: 0.8, clipHigh: 1.2 }, datums: [reinforce(before)] });
+    assert.equal(result.tokens, before.completionTokenIds.length);
+    assertClose(result.logprobs[0]!.slice(before.promptTokenIds.length - 1), before.completionLogprobs, LOGPROB_TOLERANCE, "forward_backward logprobs");
+    assert.ok(Math.abs(result.metrics.meanRatio! - 1) < 1e-4 && result.metrics.approxKl! < 1e-6 && result.metrics.clipFraction === 0);
+    assert.ok(result.metrics.entropy > 0);
+    const step = await trainer.optimStep({ adapter: "trained", learningRate: 1e-2 });
+    assert.equal(step.step, 1);
+    assert.ok(step.gradNorm > 0);
+
+    const after = await trainerCompletionLogprobs("trained", before);
+    const gain = after.reduce((sum, value) => sum + value, 0) - before.completionLogprobs.reduce((sum, value) => sum + value, 0);
+    assert.ok(gain > 0, `the reinforced completion became likelier (gain ${gain})`);
+    assertClose(await trainerCompletionLogprobs(undefined, before), baseBefore, 1e-6, "the base is frozen");
+
+    const next = sampled(await complete("trained", 22));
+    assertClose(await trainerCompletionLogprobs("trained", next), next.completionLogprobs, LOGPROB_TOLERANCE, "trained adapter");
+    assert.equal((await trainer.listAdapters()).find((adapter) => adapter.name === "trained")?.step, 1);
+  });
+
+  test("save_adapter writes PEFT files that load back (as a sampler adapter) with the same logprobs; save/load_state resumes", async () => {
+    await trainer.createAdapter({ name: "saved", rank: 8, seed: 5 });
+    const tokens = sampled(await complete("saved", 31));
+    await trainer.forwardBackward({ adapter: "saved", loss: "importance_sampling", datums: [reinforce(tokens)] });
+    await trainer.optimStep({ adapter: "saved", learningRate: 1e-2 });
+
+    const adapterDirectory = path.join(scratch, "saved-adapter");
+    await trainer.saveAdapter({ adapter: "saved", path: adapterDirectory });
+    assert.ok(existsSync(path.join(adapterDirectory, "adapter_model.safetensors")));
+    const config = JSON.parse(readFileSync(path.join(adapterDirectory, "adapter_config.json"), "utf8")) as { r: number; peft_type: string };
+    assert.deepEqual([config.r, config.peft_type], [8, "LORA"]);
+
+    await trainer.loadLoraAdapter({ loraName: "reloaded", loraPath: adapterDirectory });
+    const expected = await trainerCompletionLogprobs("saved", tokens);
+    assertClose(await trainerCompletionLogprobs("reloaded", tokens), expected, 1e-6, "reloaded adapter");
+    const reloadedSample = sampled(await complete("reloaded", 32));
+    assertClose(await trainerCompletionLogprobs("saved", reloadedSample), reloadedSample.completionLogprobs, LOGPROB_TOLERANCE, "sampling the reloaded adapter");
+    assert.equal((await trainer.listAdapters()).find((adapter) => adapter.name === "reloaded")?.source, "loaded");
+    await trainer.unloadLoraAdapter({ loraName: "reloaded" });
+    await assert.rejects(complete("reloaded", 33), (error: unknown) => ChatRequestError.isInstance(error) && error.status === 404);
+
+    const stateDirectory = path.join(scratch, "saved-state");
+    await trainer.saveState({ adapter: "saved", path: stateDirectory });
+    await trainer.loadState({ adapter: "resumed", path: stateDirectory });
+    assert.equal((await trainer.listAdapters()).find((adapter) => adapter.name === "resumed")?.step, 1);
+    assertClose(await trainerCompletionLogprobs("resumed", tokens), expected, 1e-6, "resumed adapter");
+    // The same update on both (the optimizer state came along) keeps them equal.
+    for (const adapter of ["saved", "resumed"]) {
+      await trainer.forwardBackward({ adapter, loss: "importance_sampling", datums: [reinforce(tokens)] });
+      await trainer.optimStep({ adapter, learningRate: 1e-2 });
+    }
+    assertClose(await trainerCompletionLogprobs("resumed", tokens), await trainerCompletionLogprobs("saved", tokens), 1e-5, "one more step each");
+  });
+
+  test("malformed requests get a 4xx WorkerRequestError naming the field; unknown adapters 404; the worker keeps serving", async () => {
+    await trainer.createAdapter({ name: "strict", rank: 2 });
+    const refusal = (status: number, param: string | null) => (error: unknown) => {
+      assert.ok(WorkerRequestError.isInstance(error), String(error));
+      assert.deepEqual([error.status, error.param], [status, param], error.message);
+      return true;
+    };
+    await assert.rejects(trainer.forward({ datums: [{ tokens: [1, 2, 3], targetTokens: [2, 3] }] }), refusal(400, "datums[0].target_tokens"));
+    await assert.rejects(trainer.forward({ datums: [{ tokens: [1, 2], targetTokens: [2, 1_000_000] }] }), refusal(400, "datums[0].target_tokens[1]"));
+    await assert.rejects(trainer.forward({ datums: [] }), refusal(400, "datums"));
+    await assert.rejects(
+      trainer.forwardBackward({ adapter: "strict", loss: "ppo", datums: [{ tokens: [1, 2], targetTokens: [2, 3], advantages: [1, 1] }] }),
+      refusal(400, "datums[0].sampling_logprobs"),
+    );
+    await assert.rejects(
+      trainer.forwardBackward({ adapter: "strict", loss: "cross_entropy", datums: [{ tokens: [1, 2], targetTokens: [2, 3], weights: [1] }] }),
+      refusal(400, "datums[0].weights"),
+    );
+    await assert.rejects(trainer.forwardBackward({ adapter: "strict", loss: "hinge" as "ppo", datums: [{ tokens: [1], targetTokens: [2] }] }), refusal(400, "loss"));
+    await assert.rejects(trainer.optimStep({ adapter: "strict", learningRate: -1 }), refusal(400, "learning_rate"));
+    await assert.rejects(trainer.createAdapter({ name: "bad", targetModules: ["no_such_proj"] }), refusal(400, "target_modules"));
+    await assert.rejects(trainer.createAdapter({ name: "has space" }), refusal(400, "name"));
+    await assert.rejects(trainer.createAdapter({ name: "zero-rank", rank: 0 }), refusal(400, "rank"));
+
+    await assert.rejects(trainer.optimStep({ adapter: "missing" }), refusal(404, "adapter"));
+    await assert.rejects(trainer.forwardBackward({ adapter: "missing", loss: "cross_entropy", datums: [{ tokens: [1], targetTokens: [2] }] }), refusal(404, "adapter"));
+    await assert.rejects(trainer.forward({ adapter: "missing", datums: [{ tokens: [1], targetTokens: [2] }] }), refusal(404, "adapter"));
+    await assert.rejects(trainer.deleteAdapter("missing"), refusal(404, "name"));
+    await assert.rejects(trainer.saveAdapter({ adapter: "missing", path: path.join(scratch, "nothing") }), refusal(404, "adapter"));
+    await assert.rejects(trainer.unloadLoraAdapter({ loraName: "missing" }), (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 404);
+    await assert.rejects(complete("missing", 1), (error: unknown) => ChatRequestError.isInstance(error) && error.status === 404);
+
+    const url = `${worker!.baseUrl}/trainer/forward`;
+    const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+    const notJson = await fetch(url, { method: "POST", headers, body: "{not json" });
+    assert.equal(notJson.status, 400);
+    const streamed = await fetch(`${worker!.baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify({ model: BASE, messages, stream: true }) });
+    assert.equal(streamed.status, 400);
+    assert.match(((await streamed.json()) as { error: { message: string } }).error.message, /stream/);
+
+    assert.equal((await trainer.health()).status, "ok");
+    assert.ok((await complete(BASE, 2)).message.tokens);
+  });
+
+  test("the bearer token is enforced on every route but /health", async () => {
+    const anonymous = createTrainerClient({ baseUrl: worker!.baseUrl });
+    const wrong = createTrainerClient({ baseUrl: worker!.baseUrl, apiKey: "wrong" });
+    assert.equal((await anonymous.health()).status, "ok");
+    for (const client of [anonymous, wrong]) {
+      await assert.rejects(client.listModels(), (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 401);
+      await assert.rejects(client.createAdapter({ name: "intruder" }), (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 401);
+    }
+    const wrongChat = createChatClient({ baseUrl: worker!.baseUrl, apiKey: "wrong", model: BASE, maxRetries: 0 });
+    await assert.rejects(wrongChat.complete({ messages, maxTokens: 2 }), (error: unknown) => ChatRequestError.isInstance(error) && error.status === 401);
+    assert.equal((await trainer.listModels()).some((model) => model.id === "intruder"), false);
+  });
+});
