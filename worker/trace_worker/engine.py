@@ -118,6 +118,7 @@ class Engine:
         self.base = base
         self.peft: PeftModel | None = None
         self.adapters: dict[str, AdapterRecord] = {}
+        self.adapters_version = 0  # bumped whenever adapters are added or removed (captured graphs go stale)
         self.linear_module_names = sorted(
             {name.rsplit(".", 1)[-1] for name, module in base.named_modules() if isinstance(module, torch.nn.Linear)}
         )
@@ -244,12 +245,14 @@ class Engine:
             parameter.requires_grad_(True)
         record = AdapterRecord(name=name, rank=rank, alpha=alpha, target_modules=targets, source=source, parameters=parameters)
         self.adapters[name] = record
+        self.adapters_version += 1
         return record
 
     def delete_adapter(self, name: str, param: str = "name") -> None:
         self.adapter(name, param)
         assert self.peft is not None
         del self.adapters[name]
+        self.adapters_version += 1
         if self.adapters:
             if self.peft.active_adapter == name:
                 self.peft.set_adapter(next(iter(self.adapters)))

@@ -12,6 +12,7 @@ import torch
 
 from .engine import Engine
 from .errors import BadRequest, NotFound
+from .graph_decoder import EagerStepper, GraphDecoder, GraphStepper
 
 
 @dataclass
@@ -88,8 +89,9 @@ def seeded_uniforms(seeds: torch.Tensor, step: int, vocabulary: int) -> torch.Te
 class Sampler:
     """Generates completions for a batch of requests with one shared KV cache."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cuda_graphs: bool = True) -> None:
         self.engine = engine
+        self.graphs = GraphDecoder(engine, cuda_graphs)
 
     def context_length(self) -> int:
         return int(getattr(self.engine.base.config, "max_position_embeddings", 4096))
@@ -118,16 +120,16 @@ class Sampler:
         for adapter, indices in groups.items():
             if adapter is None and self.engine.peft is not None:
                 with self.engine.peft.disable_adapter():
-                    group_results = self._generate_group([requests[index] for index in indices])
+                    group_results = self._generate_group(adapter, [requests[index] for index in indices])
             else:
                 if adapter is not None:
                     self.engine.activate(adapter)
-                group_results = self._generate_group([requests[index] for index in indices])
+                group_results = self._generate_group(adapter, [requests[index] for index in indices])
             for index, result in zip(indices, group_results):
                 results[index] = result
         return [result for result in results if result is not None]
 
-    def _generate_group(self, requests: list[SamplingRequest]) -> list[SamplingResult]:
+    def _generate_group(self, adapter: str | None, requests: list[SamplingRequest]) -> list[SamplingResult]:
         engine = self.engine
         device = engine.device
         count = len(requests)
@@ -161,9 +163,12 @@ class Sampler:
         steps = max(request.max_tokens for request in requests)
 
         output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True, logits_to_keep=1)
-        cache = output.past_key_values
         logits = output.logits[:, -1, :]
-        next_positions = positions[:, -1:] + 1
+        stepper: EagerStepper | GraphStepper | None = None
+        if steps > 1:
+            stepper = self.graphs.stepper(adapter, model, output.past_key_values, attention, positions, steps)
+        if stepper is None:
+            stepper = EagerStepper(model, output.past_key_values, attention, positions[:, -1:] + 1)
         for step in range(steps):
             raw = logits.float()
             log_probabilities = torch.log_softmax(raw, dim=-1)
@@ -213,12 +218,7 @@ class Sampler:
                     finish[row] = "length"
             if all(reason is not None for reason in finish):
                 break
-            step_input = chosen[:, None]
-            attention = torch.cat([attention, torch.ones((count, 1), dtype=torch.long, device=device)], dim=-1)
-            output = model(input_ids=step_input, attention_mask=attention, position_ids=next_positions, past_key_values=cache, use_cache=True)
-            cache = output.past_key_values
-            logits = output.logits[:, -1, :]
-            next_positions = next_positions + 1
+            logits = stepper.step(chosen)
 
         results: list[SamplingResult] = []
         for row in range(count):
