@@ -158,19 +158,22 @@ def sampling_benchmark(name: str, device: torch.device, dtype: torch.dtype, batc
     model = random_model(name, device, dtype)
     engine = Engine.from_model(model, tokenizer(), name)
     engine.stop_token_ids = []  # random weights: decode exactly new_tokens per request
-    sampler = Sampler(engine)
     Trainer(engine).create_adapter({"name": "sampled", "rank": 16})
     generator = torch.Generator().manual_seed(2)
     results = []
+    samplers = {"eager": Sampler(engine, cuda_graphs=False), "CUDA graphs": Sampler(engine, cuda_graphs=True)}
     for size in batches:
         requests = [
             SamplingRequest(prompt_ids=torch.randint(0, model.config.vocab_size, (prompt,), generator=generator).tolist(), adapter="sampled" if index % 2 else None,
                             max_tokens=new_tokens, temperature=1.0, seed=index)
             for index in range(size)
         ]
-        sampler.generate([SamplingRequest(prompt_ids=requests[0].prompt_ids, max_tokens=4)])
-        seconds = timed(device, lambda: sampler.generate(requests))
-        results.append({"shape": name, "batch": size, "prompt tokens": prompt, "new tokens": new_tokens, "generated tokens/s": size * new_tokens / seconds, "seconds": seconds})
+        for mode, sampler in samplers.items():
+            sampler.generate([SamplingRequest(prompt_ids=request.prompt_ids, adapter=request.adapter, max_tokens=new_tokens) for request in requests])  # warm-up / capture
+            seconds = timed(device, lambda: sampler.generate(requests))
+            results.append({"shape": name, "decode": mode, "batch": size, "prompt tokens": prompt, "new tokens": new_tokens,
+                            "generated tokens/s": size * new_tokens / seconds, "seconds": seconds})
+    sampler = samplers["eager"]
     del sampler, engine, model
     gc.collect()
     if device.type == "cuda":
