@@ -33,16 +33,18 @@ class TorchCollective(Collective):
     def __init__(self) -> None:
         self.rank = distributed.get_rank()
         self.world_size = distributed.get_world_size()
+        # NCCL reduces GPU tensors only; gloo reduces CPU tensors.
+        self.device = torch.device("cuda", torch.cuda.current_device()) if distributed.get_backend() == "nccl" else torch.device("cpu")
 
     def all_reduce_sum(self, tensors: list[torch.Tensor]) -> None:
         if not tensors:
             return
-        flat = torch.cat([tensor.reshape(-1).float() for tensor in tensors])
+        flat = torch.cat([tensor.reshape(-1).to(self.device, torch.float32) for tensor in tensors])
         distributed.all_reduce(flat, op=distributed.ReduceOp.SUM)
         offset = 0
         for tensor in tensors:
             size = tensor.numel()
-            tensor.copy_(flat[offset : offset + size].view_as(tensor).to(tensor.dtype))
+            tensor.copy_(flat[offset : offset + size].view_as(tensor))
             offset += size
 
     def gather_objects(self, value: Any) -> list[Any]:
