@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -101,13 +103,24 @@ def test_concurrent_requests_are_batched_with_a_kv_cache(worker: RunningWorker) 
     hook = worker.application.engine.base.register_forward_pre_hook(
         lambda _module, _args, kwargs: widths.append(int(kwargs["input_ids"].shape[1])), with_kwargs=True
     )
-    worker.application.executor.batch_wait = 0.2
+    # Hold the engine thread until all eight requests are queued, so they must decode as one batch.
+    gate = threading.Event()
+    executor = worker.application.executor
+    blocker = threading.Thread(target=lambda: executor.call(gate.wait))
+    blocker.start()
     try:
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            batched = list(pool.map(lambda seed: chat(worker, seed=seed, model="side" if seed % 2 else worker.application.engine.served_name), seeds))
+            futures = [pool.submit(chat, worker, seed=seed, model="side" if seed % 2 else worker.application.engine.served_name) for seed in seeds]
+            deadline = time.time() + 60
+            while len(executor._queue) < len(seeds) and time.time() < deadline:
+                time.sleep(0.01)
+            gate.set()
+            batched = [future.result() for future in futures]
     finally:
+        gate.set()
+        blocker.join()
         hook.remove()
-    assert worker.application.executor.largest_batch >= 4
+    assert worker.application.executor.largest_batch == len(seeds)
     # Every forward after a prefill feeds one new token per sequence: the prompt is never recomputed.
     prefills = [width for width in widths if width > 1]
     assert len(prefills) <= len(seeds) and widths.count(1) >= len(widths) - len(prefills)

@@ -32,6 +32,7 @@ class AdapterRecord:
     alpha: float
     target_modules: list[str]
     source: str
+    path: str | None = None
     step: int = 0
     optimizer: torch.optim.AdamW | None = None
     parameters: list[torch.nn.Parameter] = field(default_factory=list)
@@ -191,6 +192,14 @@ class Engine:
                     requested,
                 )
             return present
+        output_layers = {name.rsplit(".", 1)[-1] for name, module in self.base.named_modules() if module is self.base.get_output_embeddings()}
+        refused = [name for name in requested if name in output_layers]
+        if refused:
+            raise BadRequest(
+                f"target_modules {refused}: the output layer cannot carry an adapter here (logprobs are computed from its frozen weight)",
+                "target_modules",
+                refused,
+            )
         missing = [name for name in requested if name not in self.linear_module_names]
         if missing:
             raise BadRequest(
@@ -233,7 +242,9 @@ class Engine:
         self.peft.eval()
         config = self.peft.peft_config[name]
         targets = sorted(config.target_modules) if config.target_modules else []
-        return self._register(name, int(config.r), float(config.lora_alpha), targets, "loaded")
+        record = self._register(name, int(config.r), float(config.lora_alpha), targets, "loaded")
+        record.path = str(directory.resolve())
+        return record
 
     def _register(self, name: str, rank: int, alpha: float, targets: list[str], source: str) -> AdapterRecord:
         assert self.peft is not None

@@ -103,7 +103,8 @@ class WorkerApplication:
         data = []
         for index, name in enumerate(names):
             parent = None if index == 0 else self.engine.served_name
-            data.append({"id": name, "object": "model", "created": 0, "owned_by": "trace-worker", "root": name, "parent": parent})
+            root = str(self.engine.model_path) if index == 0 else self.engine.adapters[name].path or name
+            data.append({"id": name, "object": "model", "created": 0, "owned_by": "trace-worker", "root": root, "parent": parent})
         return {"object": "list", "data": data}
 
     # -- chat completions ---------------------------------------------------------------------------------------
@@ -152,8 +153,10 @@ class WorkerApplication:
         if extra_ids:
             want_logprobs = True
         as_ids = bool(body.get("return_tokens_as_token_ids"))
-        request.prompt_ids = self.executor.call(lambda: render_prompt(self.engine.tokenizer, body.get("messages"), body.get("tools")))
-        self.executor.call(lambda: self.sampler.check(request))
+        # Rendering needs only the tokenizer and the check only reads the adapter table: both run on the request's own
+        # thread, so concurrent requests reach the engine thread together and decode as one batch.
+        request.prompt_ids = render_prompt(self.engine.tokenizer, body.get("messages"), body.get("tools"))
+        self.sampler.check(request)
         started = time.time()
         result = self.executor.sample(request)
         return self._completion_body(model, request, result, want_logprobs, as_ids, bool(body.get("return_token_ids")), started)
@@ -290,7 +293,7 @@ def make_handler(application: WorkerApplication) -> type[BaseHTTPRequestHandler]
                 data = payload.encode("utf-8")
                 content_type = "text/plain; charset=utf-8"
             else:
-                data = json.dumps(payload).encode("utf-8")
+                data = json.dumps(finite_json(payload), allow_nan=False).encode("utf-8")
                 content_type = "application/json"
             self.send_response(status, HTTPStatus(status).phrase)
             self.send_header("Content-Type", content_type)
@@ -301,7 +304,23 @@ def make_handler(application: WorkerApplication) -> type[BaseHTTPRequestHandler]
     return Handler
 
 
+class WorkerHTTPServer(ThreadingHTTPServer):
+    """A threading server with a deep accept queue: many rollout workers connect at once."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 def create_server(application: WorkerApplication, host: str, port: int) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer((host, port), make_handler(application))
-    server.daemon_threads = True
-    return server
+    return WorkerHTTPServer((host, port), make_handler(application))
+
+
+def finite_json(value: Any) -> Any:
+    """JSON has no NaN or infinity: non-finite numbers (e.g. the loss of a diverged step) are sent as null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(item) for item in value]
+    return value

@@ -120,7 +120,7 @@ def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qw
         num_key_value_heads=shape.key_value_heads,
         head_dim=shape.head_dim,
         max_position_embeddings=shape.max_positions,
-        tie_word_embeddings=True,
+        tie_word_embeddings=False,
         bos_token_id=None,
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
         pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
@@ -146,6 +146,12 @@ def create_tiny_checkpoint(directory: Path, shape: TinyModelShape = TinyModelSha
     config = tiny_config(shape, tokenizer)
     torch.manual_seed(shape.seed)
     model = (Qwen3MoeForCausalLM if shape.experts else Qwen3ForCausalLM)(config).to(torch.float32)
+    # Logits are (RMS-normed hidden state, norm √hidden) · (output row): with the usual 0.02 init they can never
+    # exceed about 0.02 · hidden_size, so no token could become likely whatever an adapter learns. Output rows of norm
+    # ≈ 2 (untied, so the input embedding does not make "repeat the last token" the favourite) start the policy
+    # spread out (logit sd ≈ 2) and let training put almost all mass on one token (logits up to 2·√hidden).
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0.0, 2.0 / shape.hidden_size**0.5)
     model.generation_config.eos_token_id = [config.eos_token_id, tokenizer.convert_tokens_to_ids("<|endoftext|>")]
     model.generation_config.pad_token_id = config.pad_token_id
     model.save_pretrained(directory)
