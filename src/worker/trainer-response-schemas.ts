@@ -9,6 +9,12 @@ const optionalMetric = z
   .nullish()
   .transform((value) => value ?? null);
 
+/** A number the worker sends as null when it is not finite (a diverged step's loss or gradient norm): NaN here. */
+const finiteOrNaN = z
+  .number()
+  .nullable()
+  .transform((value) => value ?? Number.NaN);
+
 export const healthSchema = z
   .object({ status: z.literal("ok"), model: z.string(), device: z.string(), dtype: z.string(), world_size: count })
   .transform((body): WorkerHealth => ({ status: body.status, model: body.model, device: body.device, dtype: body.dtype, worldSize: body.world_size }));
@@ -53,13 +59,13 @@ export const forwardSchema = z.object({ logprobs: logprobsPerDatum }).transform(
 
 export const forwardBackwardSchema = z
   .object({
-    loss: z.number(),
+    loss: finiteOrNaN,
     tokens: z.number().nonnegative(),
     metrics: z.object({
-      loss_sum: z.number(),
+      loss_sum: finiteOrNaN,
       clip_fraction: optionalMetric,
       approx_kl: optionalMetric,
-      entropy: z.number(),
+      entropy: finiteOrNaN,
       mean_ratio: optionalMetric,
     }),
     logprobs: logprobsPerDatum,
@@ -80,7 +86,7 @@ export const forwardBackwardSchema = z
   );
 
 export const optimStepSchema = z
-  .object({ step: count, grad_norm: z.number() })
+  .object({ step: count, grad_norm: finiteOrNaN })
   .transform((body): OptimStepResult => ({ step: body.step, gradNorm: body.grad_norm }));
 
 /** Any JSON object: calls whose answer the protocol leaves open (delete, save, load). */

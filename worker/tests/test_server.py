@@ -249,3 +249,16 @@ def test_tool_calls_from_the_model_come_back_as_openai_tool_calls(worker: Runnin
     assert choice["message"]["content"] is None
     assert choice["message"]["tool_calls"][0]["function"] == {"name": "lookup", "arguments": json.dumps({"id": 7})}
     assert torch.tensor(choice["token_ids"]).tolist() == scripted
+
+
+def test_a_diverged_step_answers_valid_json_with_null(worker: RunningWorker) -> None:
+    worker.post("/v1/trainer/create_adapter", {"name": "diverge", "rank": 4})
+    datum = {"tokens": [5, 6, 7, 8], "target_tokens": [6, 7, 8, 9]}
+    worker.post("/v1/trainer/forward_backward", {"adapter": "diverge", "datums": [datum]})
+    worker.post("/v1/trainer/optim_step", {"adapter": "diverge", "learning_rate": 1e30, "max_grad_norm": 0})
+    worker.post("/v1/trainer/forward_backward", {"adapter": "diverge", "datums": [datum]})
+    worker.post("/v1/trainer/optim_step", {"adapter": "diverge", "learning_rate": 1e30, "max_grad_norm": 0})
+    status, answer = worker.request("POST", "/v1/trainer/forward_backward", {"adapter": "diverge", "datums": [datum]})
+    assert status == 200 and isinstance(answer, dict)  # parsed as strict JSON by the client helper
+    assert answer["loss"] is None  # NaN on the worker, null on the wire
+    assert all(value is None for value in answer["logprobs"][0])
