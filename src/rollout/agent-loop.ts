@@ -164,7 +164,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
       }
     } else {
       for (const call of pendingCalls?.tool_calls ?? []) {
-        const result = episode.executeToolCall(call);
+        const result = await episode.executeToolCall(call);
         if (result.error) errors += 1;
         const observation: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content, error: result.error };
         push(observation);
@@ -179,7 +179,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
     if (errors >= maxErrors) termination = "too_many_errors";
   }
 
-  const reward = environment.grade(task, messages, termination);
+  const reward = await environment.grade(task, messages, termination);
   const trajectory: Trajectory = { environment: environment.name, taskId: task.id, trial: options.trial ?? 0, messages, termination, reward };
   if (options.sampling?.seed !== undefined) trajectory.seed = options.sampling.seed;
   const result: EpisodeResult = { trajectory, steps, errors, durationMs: performance.now() - started, policyUsage };

@@ -11,10 +11,13 @@ export interface ToolResult {
   error: boolean;
 }
 
-/** One episode's live state: tool execution against a fresh copy of the environment's state. */
+/**
+ * One episode's live state: tool execution against a fresh copy of the environment's state. Execution may be
+ * asynchronous (a sandboxed synthetic environment); the agent loop awaits it.
+ */
 export interface Episode {
   readonly task: Task;
-  executeToolCall(call: ToolCall): ToolResult;
+  executeToolCall(call: ToolCall): ToolResult | Promise<ToolResult>;
 }
 
 /** Rules of the conversation that the agent loop enforces. */
@@ -40,6 +43,6 @@ export interface Environment {
   tools(task: Task): readonly ToolSpec[];
   /** Start an episode on a fresh state. */
   start(task: Task): Episode;
-  /** Grade a finished conversation. */
-  grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo;
+  /** Grade a finished conversation (asynchronously for a sandboxed synthetic environment). */
+  grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo | Promise<RewardInfo>;
 }

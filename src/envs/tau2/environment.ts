@@ -1,5 +1,8 @@
 /** τ²-bench airline / retail as an `Environment`: tasks, the agent's prompt and tools, episodes, grading. */
-import type { Environment, Episode } from "../../spec/environment.js";
+import type { Environment, Episode, ToolResult } from "../../spec/environment.js";
+import type { RewardInfo } from "../../spec/reward.js";
+import type { TerminationReason } from "../../spec/trajectory.js";
+import type { Message, ToolCall } from "../../spec/message.js";
 import type { Task } from "../../spec/task.js";
 import type { DatabaseState } from "../core/copy-on-write-database.js";
 import { agentSystemPrompt, tau2ConversationRules } from "./conversation-rules.js";
@@ -19,16 +22,22 @@ export class UnknownTaskError extends Error {
   }
 }
 
-/** An episode: one fresh database state and the domain's tools over it. */
+/** An episode: one fresh database state and the domain's tools over it (executed synchronously). */
 export interface Tau2Episode<Tables extends Record<string, object>> extends Episode {
   readonly state: DatabaseState<Tables>;
+  executeToolCall(call: ToolCall): ToolResult;
 }
 
 /** Wraps loaded domain data as the environment protocol. */
 export function createTau2Environment<Tables extends Record<string, object>>(
   data: Tau2DomainData<Tables>,
   options: { maxSteps?: number; maxErrors?: number } = {},
-): Environment & { data: Tau2DomainData<Tables>; tau2Task(task: Task): Tau2Task; start(task: Task): Tau2Episode<Tables> } {
+): Omit<Environment, "start" | "grade"> & {
+  data: Tau2DomainData<Tables>;
+  tau2Task(task: Task): Tau2Task;
+  start(task: Task): Tau2Episode<Tables>;
+  grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo;
+} {
   const name = `tau2-${data.domain.name}`;
   const byId = new Map<string, { task: Task; raw: Tau2Task }>();
   for (const raw of data.tasks) {
