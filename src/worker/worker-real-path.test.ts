@@ -32,13 +32,13 @@ let worker: WorkerProcess | undefined;
 let trainer: TrainerClient;
 let chat: ChatClient;
 
+const checkpoint = path.join(scratch, "tiny-checkpoint");
+
 before(async () => {
-  const checkpoint = path.join(scratch, "tiny-checkpoint");
   await promisify(execFile)(process.execPath, [bin, "model", "init-tiny", checkpoint, "--seed", "1"]);
   worker = await startWorker({ model: checkpoint, apiKey: API_KEY, servedModelName: BASE });
   trainer = worker.trainerClient();
-  // The worker's listen backlog is small; a few connections at a time keep clear of dropped SYNs.
-  chat = createChatClient({ baseUrl: worker.baseUrl, apiKey: API_KEY, model: BASE, maxRetries: 0, maxConcurrency: 4 });
+  chat = createChatClient({ baseUrl: worker.baseUrl, apiKey: API_KEY, model: BASE, maxRetries: 0, maxConcurrency: 16 });
 });
 
 after(async () => {
@@ -82,7 +82,7 @@ describe("the real worker", () => {
     assert.deepEqual(created.targetModules, ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]);
     assert.ok(created.trainableParameters > 0);
     const models = await trainer.listModels();
-    assert.deepEqual(models[0], { id: BASE, root: BASE, parent: null });
+    assert.deepEqual(models[0], { id: BASE, root: checkpoint, parent: null }); // as vLLM: the base model's path
     assert.equal(models.find((model) => model.id === "listed")?.parent, BASE); // `root` is left open (vLLM: the adapter's path)
     const adapters = await trainer.listAdapters();
     assert.deepEqual(adapters.find((adapter) => adapter.name === "listed"), { ...created, rank: 4, alpha: 16, step: 0, source: "created" });
