@@ -23,7 +23,7 @@ def test_lean_lora_forward_and_gradients_equal_peft(engine: Engine) -> None:
     stock_logits, stock_gradients = run()
     assert fast_lora.install(model) == 2 * engine.base.config.num_hidden_layers
     lean_logits, lean_gradients = run()
-    tolerance = 1e-4 if engine.dtype == torch.float32 else 1e-1
+    tolerance = 1e-4 if engine.dtype == torch.float32 else 3e-2 * max(1.0, float(stock_logits.abs().max()))
     assert float((stock_logits - lean_logits).abs().max()) < tolerance
     for stock, lean in zip(stock_gradients, lean_gradients):
         assert float((stock - lean).abs().max()) <= tolerance * max(1.0, float(stock.abs().max()))

@@ -232,7 +232,7 @@ def test_save_adapter_writes_peft_layout_that_loads_back_identically(engine: Eng
     for datum, values in zip(datums, expected):
         logits = peft_model(input_ids=torch.tensor([datum["tokens"]], device=engine.device)).logits[0].float()
         reference = torch.log_softmax(logits, -1).gather(-1, torch.tensor(datum["target_tokens"], device=engine.device)[:, None]).squeeze(-1)
-        assert max(abs(x - y) for x, y in zip(values, reference.tolist())) < tolerance()
+        assert max(abs(x - y) for x, y in zip(values, reference.tolist())) < tolerance(float(reference.abs().max()))
 
 
 def test_bad_trainer_calls_name_the_problem(engine: Engine) -> None:
