@@ -1,0 +1,46 @@
+/** Schemas of what a capability module returns, checked on the host side of the sandbox boundary. */
+import { z } from "zod";
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A tool in OpenAI function form. */
+export const moduleToolSchema = z.object({
+  type: z.literal("function"),
+  function: z.object({ name: z.string().min(1), description: z.string(), parameters: jsonObject }),
+});
+
+/** The static fields of a module, plus the `typeof` of its three functions. */
+export const moduleMetadataSchema = z.object({
+  capability: z.string().regex(/^[a-z][a-z0-9_]*$/, "snake_case"),
+  description: z.string().min(1),
+  policy: z.string(),
+  tools: z.array(moduleToolSchema).min(1),
+  newTools: z.array(z.object({ name: z.string().min(1), reason: z.string().min(1) })),
+  readTools: z.array(z.string()),
+  functions: z.object({ generate: z.literal("function"), runTool: z.literal("function"), verify: z.literal("function") }),
+});
+
+/** `generate`'s result. */
+export const moduleInstanceSchema = z.object({
+  state: jsonObject,
+  request: z.string().min(1),
+  followUps: z.array(z.string()),
+  solution: z.array(z.object({ name: z.string().min(1), arguments: jsonObject })),
+  mustSay: z.array(z.string()),
+  facts: jsonObject,
+});
+
+/** `runTool`'s result. */
+export const toolOutcomeSchema = z.object({ output: z.string(), error: z.boolean(), state: jsonObject });
+
+/** `verify`'s result. */
+export const verdictSchema = z.object({
+  reward: z.number().min(0).max(1),
+  success: z.boolean(),
+  breakdown: z.record(z.string(), z.number()),
+});
+
+/** Zod issues as `path: message` lines. */
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.length === 0 ? "(root)" : issue.path.join(".")}: ${issue.message}`);
+}

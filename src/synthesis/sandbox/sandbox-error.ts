@@ -1,0 +1,32 @@
+/** A capability module that failed in the sandbox: what went wrong (`kind`), in which function, and the report. */
+
+/** Every way an untrusted module can fail; each is contained and reported, the host keeps running. */
+export type SandboxFailureKind =
+  | "syntax" // the TypeScript does not parse
+  | "import" // the module imports something (it must be self-contained)
+  | "shape" // a missing or ill-shaped export, or a malformed return value (e.g. an instance without `solution`)
+  | "throw" // the module threw
+  | "timeout" // a call ran past its CPU-time limit (or the hard wall-clock stop)
+  | "memory" // the module ran out of its memory limit or its stack
+  | "non-json" // a return value that is not JSON (undefined, a function, NaN, a cycle)
+  | "nondeterminism" // the module called Math.random, Date.now or new Date()
+  | "crash"; // the sandbox itself died (the WebAssembly instance aborted or its worker exited)
+
+/** A capability module's failure in the sandbox; `value` is the offending value (diagnostics, thrown error, issues). */
+export class SandboxError extends Error {
+  override readonly name = "SandboxError";
+
+  constructor(
+    readonly kind: SandboxFailureKind,
+    /** The module function that failed (`load`, `generate`, `runTool`, `verify`). */
+    readonly functionName: string,
+    message: string,
+    readonly value?: unknown,
+  ) {
+    super(`${functionName}: ${kind}: ${message}`);
+  }
+
+  static isInstance(value: unknown): value is SandboxError {
+    return value instanceof Error && value.name === "SandboxError";
+  }
+}

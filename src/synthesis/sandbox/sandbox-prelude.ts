@@ -1,0 +1,66 @@
+/** The JavaScript evaluated in every fresh QuickJS context before the module: determinism guards and the dispatcher. */
+
+/**
+ * Source of a function expression `(createModuleSdk) => load`, where `load(moduleBody)` runs the module's CommonJS
+ * body and returns `dispatch(method, argumentsJson) → resultJson`. It captures `JSON`, `Reflect` and friends before
+ * any module code runs, so a module that overwrites them cannot change how results are marshalled.
+ *
+ * Determinism: `Math.random`, `Date.now`, `Date()` and `new Date()` (no arguments) throw a `NondeterminismError`;
+ * `new Date(value)` with an explicit value stays (it is deterministic and modules parse `sdk.now` with it). Return
+ * values go through a `JSON.stringify` replacer that refuses `undefined`, functions, symbols, big integers and
+ * non-finite numbers, so a result is either faithful JSON or a `NonJsonError` naming the key.
+ */
+export const sandboxPrelude = String.raw`(function (createModuleSdk) {
+  "use strict";
+  var stringify = JSON.stringify, parse = JSON.parse, construct = Reflect.construct, isFinite_ = Number.isFinite;
+  var RealDate = Date, slice = Array.prototype.slice, call = Function.prototype.call;
+  function fail(name, message) { var error = new Error(message); error.name = name; throw error; }
+  function nondeterministic(what) {
+    fail("NondeterminismError", what + " is nondeterministic and not available to capability modules: use sdk.random(seed) and sdk.now");
+  }
+  Math.random = function random() { nondeterministic("Math.random()"); };
+  var SafeDate = function Date() {
+    if (new.target === undefined) nondeterministic("Date()");
+    if (arguments.length === 0) nondeterministic("new Date()");
+    return construct(RealDate, slice.call(arguments), new.target);
+  };
+  SafeDate.prototype = RealDate.prototype;
+  SafeDate.parse = RealDate.parse;
+  SafeDate.UTC = RealDate.UTC;
+  SafeDate.now = function now() { nondeterministic("Date.now()"); };
+  Object.defineProperty(RealDate.prototype, "constructor", { value: SafeDate, writable: false, configurable: false });
+  globalThis.Date = SafeDate;
+  var quiet = function () {};
+  globalThis.console = { log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet };
+  var sdk = createModuleSdk();
+  function replacer(key, value) {
+    var type = typeof value;
+    if (type === "number" && !isFinite_(value)) fail("NonJsonError", "non-finite number " + String(value) + " at key " + stringify(key));
+    if (type === "undefined" || type === "function" || type === "symbol" || type === "bigint") {
+      fail("NonJsonError", type + " at key " + stringify(key));
+    }
+    return value;
+  }
+  return function load(moduleBody) {
+    var exports = {}, module = { exports: exports };
+    call.call(moduleBody, undefined, exports, module);
+    var definition = module.exports && module.exports.default;
+    if (definition === null || typeof definition !== "object") fail("ShapeError", "the module has no default export object (export default { capability, …, generate, runTool, verify })");
+    var metadata = {
+      capability: definition.capability, description: definition.description, policy: definition.policy,
+      tools: definition.tools, newTools: definition.newTools === undefined ? [] : definition.newTools, readTools: definition.readTools,
+      functions: { generate: typeof definition.generate, runTool: typeof definition.runTool, verify: typeof definition.verify },
+    };
+    var metadataJson = stringify(metadata); // missing fields are dropped here and reported by the host's schema
+    return function dispatch(method, argumentsJson) {
+      var input = parse(argumentsJson), result;
+      if (method === "metadata") return metadataJson;
+      else if (method === "generate") result = definition.generate(input.seed, sdk);
+      else if (method === "runTool") result = definition.runTool(input.state, input.name, input.arguments, sdk);
+      else if (method === "verify") result = definition.verify(input.input, sdk);
+      else fail("ShapeError", "unknown method " + method);
+      if (result === undefined) fail("NonJsonError", method + " returned undefined");
+      return stringify(result, replacer);
+    };
+  };
+})`;
