@@ -26,16 +26,17 @@ export interface DeterminismReport {
 
 /** Runs the check over `seeds`; never throws for module errors (a throwing seed is an `error` mismatch). */
 export async function checkDeterminism(runner: ModuleRunner, seeds: readonly number[]): Promise<DeterminismReport> {
-  const { canonical } = createModuleSdk();
+  const sdk = createModuleSdk();
+  const canonical = (value: unknown) => sdk.canonical(value as Json);
   const mismatches: DeterminismMismatch[] = [];
   const runOnce = async (seed: number) => {
     const instance = await runner.generate(seed);
     const input = await verifierInputFromCalls(runner, instance, instance.solution, [solutionReply(instance)]);
     const verdict = await runner.verify(input);
     return {
-      generate: canonical(instance as unknown as Json),
-      runTool: canonical({ calls: input.calls, finalState: input.finalState } as unknown as Json),
-      verify: canonical(verdict as unknown as Json),
+      generate: canonical(instance),
+      runTool: canonical({ calls: input.calls, finalState: input.finalState }),
+      verify: canonical(verdict),
     };
   };
   for (const seed of seeds) {
