@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { loadTau2Domain } from "../../envs/tau2/domains.js";
 import { createTau2Environment } from "../../envs/tau2/environment.js";
 import { tau2DomainDirectory } from "../../testing/shared-data.js";
@@ -47,3 +50,13 @@ for (const { module, domain } of CAPABILITY_ENVIRONMENTS) {
     for (const name of module.readTools) assert.ok(module.tools.some((tool) => tool.function.name === name), name);
   });
 }
+
+test("environment files are self-contained: only type imports, which transpiling erases", () => {
+  const directory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../src/synthesis/environments");
+  for (const { file } of CAPABILITY_ENVIRONMENTS) {
+    const source = readFileSync(path.join(directory, file), "utf8");
+    const imports = source.split("\n").filter((line) => /^\s*(import|export)\b.*\bfrom\b/.test(line));
+    assert.ok(imports.every((line) => /^import type /.test(line)), `${file}: ${imports.join(" | ")}`);
+    assert.ok(!/\b(Math\.random|Date\.now|new Date|require\(|process\.(env|exit|argv))/.test(source), file);
+  }
+});
