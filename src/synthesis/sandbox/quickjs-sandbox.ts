@@ -50,7 +50,7 @@ export class QuickJsSandbox {
     const context = runtime.newContext();
     setDeadline(limits.callMilliseconds);
     const prelude = unwrap(context, context.evalCode(`(${sandboxPrelude})(${options.sdkSource})`, "prelude.js"), "load");
-    const body = unwrap(context, context.evalCode(`(function (exports, module) {\n${options.javascript}\n})`, "module.js"), "load");
+    const body = unwrap(context, context.evalCode(`(function (exports) {\n${options.javascript}\n})`, "module.js"), "load");
     const dispatch = unwrap(context, context.callFunction(prelude, context.undefined, body), "load");
     prelude.dispose();
     body.dispose();

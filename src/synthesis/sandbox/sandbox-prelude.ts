@@ -42,9 +42,9 @@ export const sandboxPrelude = String.raw`(function (createModuleSdk) {
     return value;
   }
   return function load(moduleBody) {
-    var exports = {}, module = { exports: exports };
-    call.call(moduleBody, undefined, exports, module);
-    var definition = module.exports && module.exports.default;
+    var exports = {};
+    call.call(moduleBody, undefined, exports);
+    var definition = exports.default;
     if (definition === null || typeof definition !== "object") fail("ShapeError", "the module has no default export object (export default { capability, …, generate, runTool, verify })");
     var metadata = {
       capability: definition.capability, description: definition.description, policy: definition.policy,
