@@ -1,0 +1,110 @@
+/**
+ * Calibration of a capability module on the base policy (TRACE reference code): many seeds × K sampled episodes
+ * through the agent loop on the module-as-Environment; the module is in range when the mean reward is 0.2–0.6 and
+ * groups whose K rewards are all 0 or all 1 (no learning signal for GRPO) are each at most 20% of the seeds.
+ */
+import type { ChatClient } from "../../models/chat-client.js";
+import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
+import { runEpisode } from "../../rollout/agent-loop.js";
+import type { SamplingOptions } from "../../rollout/agent-loop.js";
+import { createInstanceUser, createModuleEnvironment, seedTaskId } from "../sdk/module-environment.js";
+import type { ModuleRunner } from "../sdk/module-runner.js";
+
+/** The calibration window (all fractions in [0, 1]). */
+export interface CalibrationTargets {
+  minimumMeanReward: number;
+  maximumMeanReward: number;
+  maximumAllZeroFraction: number;
+  maximumAllOneFraction: number;
+}
+
+/** The paper's reference window: mean 0.2–0.6, all-0 and all-1 groups each ≤ 20%. */
+export const DEFAULT_CALIBRATION_TARGETS: CalibrationTargets = { minimumMeanReward: 0.2, maximumMeanReward: 0.6, maximumAllZeroFraction: 0.2, maximumAllOneFraction: 0.2 };
+
+/** Options of `calibrateModule`. */
+export interface CalibrationOptions {
+  runner: ModuleRunner;
+  /** The base policy (an OpenAI-compatible endpoint). */
+  policy: ChatClient;
+  /** Seeds, one group each (default 0…15). */
+  seeds?: readonly number[];
+  /** Episodes per seed, K (default 4). */
+  samples?: number;
+  /** Sampling (default temperature 1.0, as GRPO samples). */
+  sampling?: SamplingOptions;
+  /** Episodes in flight at once (default 8). */
+  concurrency?: number;
+  targets?: Partial<CalibrationTargets>;
+  maxSteps?: number;
+}
+
+/** Calibration result: the statistics, each seed's rewards, and why it is out of range (if it is). */
+export interface CalibrationReport {
+  passed: boolean;
+  meanReward: number;
+  allZeroFraction: number;
+  allOneFraction: number;
+  seeds: number;
+  samples: number;
+  targets: CalibrationTargets;
+  groups: { seed: number; rewards: number[] }[];
+  /** Episodes that ended in an agent or user error (they count as reward 0). */
+  erroredEpisodes: number;
+  problems: string[];
+}
+
+/** Runs seeds × samples episodes and checks them against the targets. */
+export async function calibrateModule(options: CalibrationOptions): Promise<CalibrationReport> {
+  const seeds = options.seeds ?? Array.from({ length: 16 }, (_, index) => index);
+  const samples = options.samples ?? 4;
+  const targets = { ...DEFAULT_CALIBRATION_TARGETS, ...options.targets };
+  const environment = await createModuleEnvironment({ runner: options.runner, seeds });
+  const limit = createConcurrencyLimit(options.concurrency ?? 8);
+  let erroredEpisodes = 0;
+  const groups = await Promise.all(
+    seeds.map(async (seed) => {
+      const task = environment.task(seedTaskId(seed));
+      const rewards = await Promise.all(
+        Array.from({ length: samples }, (_, trial) =>
+          limit.run(async () => {
+            const result = await runEpisode({
+              environment,
+              task,
+              policy: options.policy,
+              user: createInstanceUser(environment.instance(task)),
+              sampling: options.sampling ?? { temperature: 1 },
+              trial,
+              ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+            });
+            if (result.error !== undefined) erroredEpisodes += 1;
+            return result.trajectory.reward?.reward ?? 0;
+          }),
+        ),
+      );
+      return { seed, rewards };
+    }),
+  );
+  return summarizeCalibration(groups, samples, targets, erroredEpisodes);
+}
+
+/** The statistics of reward groups against the targets (exported for tests and for reports built elsewhere). */
+export function summarizeCalibration(groups: { seed: number; rewards: number[] }[], samples: number, targets: CalibrationTargets, erroredEpisodes = 0): CalibrationReport {
+  const all = groups.flatMap((group) => group.rewards);
+  const meanReward = all.length === 0 ? 0 : all.reduce((sum, reward) => sum + reward, 0) / all.length;
+  const fraction = (predicate: (rewards: number[]) => boolean) => (groups.length === 0 ? 0 : groups.filter((group) => predicate(group.rewards)).length / groups.length);
+  const allZeroFraction = fraction((rewards) => rewards.every((reward) => reward === 0));
+  const allOneFraction = fraction((rewards) => rewards.every((reward) => reward === 1));
+  const problems: string[] = [];
+  const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+  if (meanReward < targets.minimumMeanReward) problems.push(`mean reward ${meanReward.toFixed(3)} is below ${targets.minimumMeanReward}: too hard for the base policy`);
+  if (meanReward > targets.maximumMeanReward) problems.push(`mean reward ${meanReward.toFixed(3)} is above ${targets.maximumMeanReward}: too easy for the base policy`);
+  if (allZeroFraction > targets.maximumAllZeroFraction) problems.push(`${percent(allZeroFraction)} of seeds have all-0 groups (allowed ≤ ${percent(targets.maximumAllZeroFraction)})`);
+  if (allOneFraction > targets.maximumAllOneFraction) problems.push(`${percent(allOneFraction)} of seeds have all-1 groups (allowed ≤ ${percent(targets.maximumAllOneFraction)})`);
+  return { passed: problems.length === 0, meanReward, allZeroFraction, allOneFraction, seeds: groups.length, samples, targets, groups, erroredEpisodes, problems };
+}
+
+/** A short text form of the report. */
+export function formatCalibrationReport(report: CalibrationReport): string {
+  const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)}, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
+  return [head, ...report.problems.map((problem) => `     ${problem}`)].join("\n");
+}
