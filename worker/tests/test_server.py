@@ -262,3 +262,15 @@ def test_a_diverged_step_answers_valid_json_with_null(worker: RunningWorker) -> 
     assert status == 200 and isinstance(answer, dict)  # parsed as strict JSON by the client helper
     assert answer["loss"] is None  # NaN on the worker, null on the wire
     assert all(value is None for value in answer["logprobs"][0])
+
+
+def test_tokenize_and_detokenize_as_vllm(worker: RunningWorker) -> None:
+    tokenizer = worker.application.engine.tokenizer
+    answer = worker.post("/tokenize", {"prompt": "A", "return_token_strs": True})
+    assert answer["tokens"] == tokenizer.encode("A", add_special_tokens=False) and answer["count"] == len(answer["tokens"])
+    assert "".join(answer["token_strs"]) == "A"
+    rendered = worker.post("/tokenize", {"messages": MESSAGES})["tokens"]
+    assert rendered == chat(worker, max_tokens=1)["prompt_token_ids"]
+    assert worker.post("/detokenize", {"tokens": rendered})["prompt"].endswith("<|im_start|>assistant\n")
+    assert worker.request("POST", "/tokenize", {"prompt": 5})[0] == 400
+    assert worker.request("POST", "/detokenize", {"tokens": [-1]})[0] == 400

@@ -68,6 +68,10 @@ class WorkerApplication:
             raise BadRequest("the request body must be a JSON object", "body", None)
         if route == "/v1/chat/completions":
             return 200, self.chat_completion(body)
+        if route in ("/tokenize", "/v1/tokenize"):
+            return 200, self.tokenize(body)
+        if route in ("/detokenize", "/v1/detokenize"):
+            return 200, self.detokenize(body)
         if route == "/v1/load_lora_adapter":
             name, path_value = body.get("lora_name"), body.get("lora_path")
             if not isinstance(path_value, str) or not path_value:
@@ -106,6 +110,28 @@ class WorkerApplication:
             root = str(self.engine.model_path) if index == 0 else self.engine.adapters[name].path or name
             data.append({"id": name, "object": "model", "created": 0, "owned_by": "trace-worker", "root": root, "parent": parent})
         return {"object": "list", "data": data}
+
+    # -- tokenizer (vLLM's /tokenize and /detokenize) -------------------------------------------------------------
+
+    def tokenize(self, body: dict[str, Any]) -> dict[str, Any]:
+        """`{prompt, add_special_tokens?}` or `{messages, tools?}` (rendered with the chat template) → token ids."""
+        tokenizer = self.engine.tokenizer
+        if "messages" in body:
+            tokens = render_prompt(tokenizer, body.get("messages"), body.get("tools"))
+        else:
+            prompt = body.get("prompt")
+            if not isinstance(prompt, str):
+                raise BadRequest("prompt must be a string (or send messages)", "prompt", prompt)
+            tokens = list(tokenizer.encode(prompt, add_special_tokens=bool(body.get("add_special_tokens", False))))
+        strings = [tokenizer.decode([token]) for token in tokens] if body.get("return_token_strs") else None
+        return {"count": len(tokens), "max_model_len": self.sampler.context_length(), "tokens": tokens, "token_strs": strings}
+
+    def detokenize(self, body: dict[str, Any]) -> dict[str, Any]:
+        tokens = body.get("tokens")
+        vocabulary = int(self.engine.base.get_output_embeddings().weight.shape[0])
+        if not isinstance(tokens, list) or not all(isinstance(token, int) and not isinstance(token, bool) and 0 <= token < vocabulary for token in tokens):
+            raise BadRequest(f"tokens must be a list of token ids in [0, {vocabulary})", "tokens", tokens)
+        return {"prompt": self.engine.tokenizer.decode(tokens)}
 
     # -- chat completions ---------------------------------------------------------------------------------------
 
