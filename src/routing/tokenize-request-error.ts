@@ -1,0 +1,11 @@
+/** A `/tokenize` request that failed or gave an answer without a token list. */
+export class TokenizeRequestError extends Error {
+  override readonly name = "TokenizeRequestError";
+  constructor(
+    readonly url: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`POST ${url}: ${detail}`, options);
+  }
+}
