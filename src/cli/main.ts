@@ -5,6 +5,7 @@ import { registerAnalyzeCommands } from "./analyze-commands.js";
 import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerShowCommand } from "./show-command.js";
+import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
 import { registerWorkerCommands } from "./worker-commands.js";
 
@@ -23,6 +24,7 @@ export function createProgram(): Command {
   registerAnalyzeCommands(program);
   registerModelCommands(program);
   registerWorkerCommands(program);
+  registerSynthesisCommands(program);
   return program;
 }
 
@@ -30,7 +32,8 @@ export function createProgram(): Command {
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     await createProgram().parseAsync([...argv]);
-    return 0;
+    // A command that finished but failed its check (e.g. `env check`) sets process.exitCode; keep it.
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (DataFileError.isInstance(error) || (error instanceof Error && error.name.endsWith("Error") && error.name !== "Error" && error.name !== "TypeError")) {

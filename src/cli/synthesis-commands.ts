@@ -1,0 +1,171 @@
+/** `trace env check`, `trace env try` and `trace synthesize`: validate, play and generate capability environments. */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { createChatClient } from "../models/chat-client.js";
+import type { ChatClient } from "../models/chat-client.js";
+import { calibrateModule, formatCalibrationReport } from "../synthesis/calibration/calibrate-module.js";
+import type { CalibrationReport } from "../synthesis/calibration/calibrate-module.js";
+import { synthesizeRun } from "../synthesis/generation/synthesize-run.js";
+import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
+import { solutionReply } from "../synthesis/sdk/module-policies.js";
+import { verifierInputFromCalls } from "../synthesis/sdk/verifier-input.js";
+import { formatValidationReport } from "../synthesis/validation/gate-result.js";
+import { parseSynthesisTarget } from "../synthesis/validation/target-tools.js";
+import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
+import { validateModuleSource } from "../synthesis/validation/validate-module.js";
+
+/** Options of `trace env check`. */
+export interface EnvCheckOptions {
+  target: string;
+  seeds?: string;
+  policyUrl?: string;
+  policyModel?: string;
+  policyApiKey?: string;
+  calibrationSeeds?: string;
+  samples?: string;
+  json?: boolean;
+}
+
+function policyClient(url: string | undefined, model: string | undefined, apiKey: string | undefined): ChatClient | undefined {
+  if (url === undefined) return undefined;
+  if (model === undefined) throw new Error("--policy-url needs --policy-model");
+  return createChatClient({ baseUrl: url, model, ...(apiKey ? { apiKey } : {}) });
+}
+
+const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
+
+/** Validates a module file in the sandbox (and calibrates it when a policy endpoint is given); true when all passed. */
+export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, write: (line: string) => void): Promise<boolean> {
+  const source = readFileSync(modulePath, "utf8");
+  const target = parseSynthesisTarget(options.target);
+  const report = await validateModuleSource({ source, target, seeds: range(Number(options.seeds ?? 100)) });
+  write(formatValidationReport(report));
+  let calibration: CalibrationReport | null = null;
+  const policy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  if (policy !== undefined && report.passed) {
+    const runner = await loadSandboxedModule({ source });
+    try {
+      calibration = await calibrateModule({ runner, policy, seeds: range(Number(options.calibrationSeeds ?? 16)), samples: Number(options.samples ?? 4) });
+    } finally {
+      await runner.dispose();
+    }
+    write(formatCalibrationReport(calibration));
+  } else if (policy !== undefined) write("calibration skipped: the module fails a gate");
+  const passed = report.passed && (calibration === null || calibration.passed);
+  if (options.json) write(JSON.stringify({ passed, validation: report, calibration }));
+  return passed;
+}
+
+/** Prints the instance of a seed and plays its ground truth, call by call, then the verdict; true when it succeeds. */
+export async function runEnvTry(modulePath: string, options: { seed: string }, write: (line: string) => void): Promise<boolean> {
+  const runner = await loadSandboxedModule({ source: readFileSync(modulePath, "utf8") });
+  try {
+    const seed = Number(options.seed);
+    const instance = await runner.generate(seed);
+    write(`${runner.capability} seed ${seed}`);
+    write(`request: ${instance.request}`);
+    instance.followUps.forEach((line, index) => write(`follow-up ${index + 1}: ${line}`));
+    write(`state: ${JSON.stringify(instance.state)}`);
+    write(`facts: ${JSON.stringify(instance.facts)}`);
+    write(`ground truth (${instance.solution.length} calls):`);
+    const reply = solutionReply(instance);
+    const input = await verifierInputFromCalls(runner, instance, instance.solution, [reply]);
+    for (const call of input.calls) write(`  ${call.name}(${JSON.stringify(call.arguments)})${call.error ? " [error]" : ""}\n    → ${call.output.replace(/\n/g, "\n      ")}`);
+    write(`reply: ${reply}`);
+    const verdict = await runner.verify(input);
+    write(`verdict: reward ${verdict.reward}, success ${verdict.success}, breakdown ${JSON.stringify(verdict.breakdown)}`);
+    return verdict.success;
+  } finally {
+    await runner.dispose();
+  }
+}
+
+/** Options of `trace synthesize`. */
+export interface SynthesizeCommandOptions {
+  generatorUrl: string;
+  generatorModel: string;
+  generatorApiKey?: string;
+  policyUrl?: string;
+  policyModel?: string;
+  policyApiKey?: string;
+  target?: string;
+  dataDir?: string;
+  attempts?: string;
+}
+
+/** Reads the run's target and policy text: `--target` / `--data-dir`, else RUN/config.json's `env` and `dataDir`. */
+function runTarget(runDirectory: string, options: SynthesizeCommandOptions): { target: SynthesisTarget; policyText: string } {
+  const configFile = path.join(runDirectory, "config.json");
+  const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as { env?: unknown; dataDir?: unknown }) : {};
+  const targetName = options.target ?? (typeof config.env === "string" ? config.env : undefined);
+  if (targetName === undefined) throw new Error(`no target: pass --target (tau2-airline or tau2-retail); ${configFile} names none`);
+  const dataDir = options.dataDir ?? (typeof config.dataDir === "string" ? config.dataDir : undefined);
+  const policyFile = dataDir === undefined ? undefined : path.join(dataDir, "policy.md");
+  const policyText = policyFile !== undefined && existsSync(policyFile) ? readFileSync(policyFile, "utf8") : "(the target's policy is not available; keep to the tools' own constraints)";
+  return { target: parseSynthesisTarget(targetName), policyText };
+}
+
+/** Synthesizes every kept capability of a run (resumable). */
+export async function runSynthesize(runDirectory: string, options: SynthesizeCommandOptions, write: (line: string) => void): Promise<boolean> {
+  const { target, policyText } = runTarget(runDirectory, options);
+  const generator = createChatClient({ baseUrl: options.generatorUrl, model: options.generatorModel, timeoutMs: 600_000, ...(options.generatorApiKey ? { apiKey: options.generatorApiKey } : {}) });
+  const calibrationPolicy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  const outcomes = await synthesizeRun({
+    runDirectory,
+    target,
+    policyText,
+    generator,
+    ...(calibrationPolicy === undefined ? {} : { calibrationPolicy }),
+    maxAttempts: Number(options.attempts ?? 5),
+    write,
+  });
+  const done = outcomes.filter((outcome) => outcome.done).length;
+  write(`${done}/${outcomes.length} capabilities synthesized`);
+  return done === outcomes.length;
+}
+
+/** Registers `env check`, `env try` and `synthesize`. */
+export function registerSynthesisCommands(program: Command): void {
+  const write = (line: string) => void process.stdout.write(line + "\n");
+  const environment = program.command("env").description("capability environment modules (TRACE step 3)");
+  environment
+    .command("check")
+    .description("run the validation gates on a module in the sandbox; calibrate it when a policy endpoint is given")
+    .argument("<module>", "the module's TypeScript file")
+    .option("--target <target>", "tau2-airline or tau2-retail (whose tool schemas the module must keep)", "tau2-airline")
+    .option("--seeds <n>", "seeds the policies are played on", "100")
+    .option("--policy-url <url>", "base policy endpoint (OpenAI-compatible) for calibration")
+    .option("--policy-model <model>", "base policy model")
+    .option("--policy-api-key <key>", "API key of the policy endpoint")
+    .option("--calibration-seeds <n>", "seeds for calibration", "16")
+    .option("--samples <k>", "episodes per calibration seed", "4")
+    .option("--json", "end with one JSON line {passed, validation, calibration}")
+    .action(async (modulePath: string, options: EnvCheckOptions) => {
+      if (!(await runEnvCheck(modulePath, options, write))) process.exitCode = 2;
+    });
+  environment
+    .command("try")
+    .description("print a seed's instance and play its ground truth, showing every call's output and the verdict")
+    .argument("<module>", "the module's TypeScript file")
+    .option("--seed <n>", "the seed", "0")
+    .action(async (modulePath: string, options: { seed: string }) => {
+      if (!(await runEnvTry(modulePath, options, write))) process.exitCode = 2;
+    });
+  program
+    .command("synthesize")
+    .description("write a capability environment for every kept capability of RUN/analysis/selected_capabilities.json")
+    .argument("<run>", "run directory")
+    .requiredOption("--generator-url <url>", "endpoint of the LLM that writes modules")
+    .requiredOption("--generator-model <model>", "its model")
+    .option("--generator-api-key <key>", "its API key")
+    .option("--policy-url <url>", "base policy endpoint for calibration (skipped without it)")
+    .option("--policy-model <model>", "base policy model")
+    .option("--policy-api-key <key>", "API key of the policy endpoint")
+    .option("--target <target>", "tau2-airline or tau2-retail (default: RUN/config.json's env)")
+    .option("--data-dir <dir>", "the target's τ² data directory, for policy.md (default: RUN/config.json's dataDir)")
+    .option("--attempts <n>", "generation attempts per capability", "5")
+    .action(async (runDirectory: string, options: SynthesizeCommandOptions) => {
+      if (!(await runSynthesize(runDirectory, options, write))) process.exitCode = 2;
+    });
+}

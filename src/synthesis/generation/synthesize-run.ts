@@ -1,0 +1,101 @@
+/** `trace synthesize RUN`: every kept capability of RUN/analysis/selected_capabilities.json → RUN/environments/<capability>/. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { ChatClient } from "../../models/chat-client.js";
+import type { SynthesisTarget } from "../validation/target-tools.js";
+import type { GenerateModuleOptions, GenerationResult } from "./generate-module.js";
+import { attemptReport, generateModule } from "./generate-module.js";
+
+const selectedSchema = z.array(
+  z.looseObject({ skill: z.string().regex(/^[a-z0-9_]+$/), description: z.string(), example_failed_cases: z.array(z.string()).default([]), status: z.string().default("kept") }),
+);
+
+/** A missing or malformed `selected_capabilities.json`. */
+export class SelectedCapabilitiesError extends Error {
+  override readonly name = "SelectedCapabilitiesError";
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${file}: ${problems.join("; ")}`);
+  }
+}
+
+/** What `report.json` beside a module holds. */
+export interface EnvironmentReportFile {
+  capability: string;
+  target: SynthesisTarget;
+  done: boolean;
+  bestAttempt: number;
+  attempts: { attempt: number; passed: boolean; problem: string | null; report: string; validation: unknown; calibration: unknown }[];
+}
+
+/** Options of `synthesizeRun`. */
+export interface SynthesizeRunOptions extends Pick<GenerateModuleOptions, "target" | "policyText" | "generator" | "calibration" | "validation" | "maxAttempts" | "temperature"> {
+  runDirectory: string;
+  calibrationPolicy?: ChatClient;
+  write?: (line: string) => void;
+}
+
+/** Reads the kept capabilities of a run. */
+export function readKeptCapabilities(runDirectory: string): { skill: string; description: string; example_failed_cases: string[] }[] {
+  const file = path.join(runDirectory, "analysis", "selected_capabilities.json");
+  if (!existsSync(file)) throw new SelectedCapabilitiesError(file, ["not found (run `trace analyze` first)"]);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new SelectedCapabilitiesError(file, [error instanceof Error ? error.message : String(error)]);
+  }
+  const parsed = selectedSchema.safeParse(value);
+  if (!parsed.success) throw new SelectedCapabilitiesError(file, parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  return parsed.data.filter((row) => row.status === "kept");
+}
+
+/** Synthesizes every kept capability; skips those whose `report.json` says done (resumable). */
+export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ capability: string; done: boolean; skipped: boolean }[]> {
+  const write = options.write ?? (() => undefined);
+  const outcomes: { capability: string; done: boolean; skipped: boolean }[] = [];
+  for (const row of readKeptCapabilities(options.runDirectory)) {
+    const directory = path.join(options.runDirectory, "environments", row.skill);
+    const reportFile = path.join(directory, "report.json");
+    if (existsSync(reportFile) && (JSON.parse(readFileSync(reportFile, "utf8")) as { done?: unknown }).done === true) {
+      write(`${row.skill}: done already, skipped`);
+      outcomes.push({ capability: row.skill, done: true, skipped: true });
+      continue;
+    }
+    write(`${row.skill}: generating`);
+    const result = await generateModule({
+      ...options,
+      capability: row.skill,
+      description: row.description,
+      examples: row.example_failed_cases,
+      onAttempt: (attempt) => write(`${row.skill}: attempt ${attempt.attempt} ${attempt.passed ? "passed" : "failed"}${attempt.passed ? "" : `\n${indent(attemptReport(attempt))}`}`),
+    });
+    writeEnvironment(directory, row.skill, options.target, result);
+    write(`${row.skill}: ${result.done ? "done" : "not done"} (kept attempt ${result.best.attempt} of ${result.attempts.length}) → ${directory}`);
+    outcomes.push({ capability: row.skill, done: result.done, skipped: false });
+  }
+  return outcomes;
+}
+
+function writeEnvironment(directory: string, capability: string, target: SynthesisTarget, result: GenerationResult): void {
+  mkdirSync(directory, { recursive: true });
+  if (result.best.source !== null) writeFileSync(path.join(directory, "module.ts"), result.best.source);
+  const report: EnvironmentReportFile = {
+    capability,
+    target,
+    done: result.done,
+    bestAttempt: result.best.attempt,
+    attempts: result.attempts.map((attempt) => ({ attempt: attempt.attempt, passed: attempt.passed, problem: attempt.problem, report: attemptReport(attempt), validation: attempt.validation, calibration: attempt.calibration })),
+  };
+  writeFileSync(path.join(directory, "report.json"), JSON.stringify(report, null, 2) + "\n");
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
+}
