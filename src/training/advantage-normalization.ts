@@ -8,3 +8,16 @@
 export type AdvantageNormalization = "token-mean" | "sequence-mean" | "none";
 
 export const ADVANTAGE_NORMALIZATIONS: readonly AdvantageNormalization[] = ["token-mean", "sequence-mean", "none"];
+
+/** The factor each sequence's advantages are multiplied by, given each sequence's weighted tokens. */
+export function normalizationScales(normalization: AdvantageNormalization, weightedTokens: readonly number[]): number[] {
+  const total = weightedTokens.reduce((sum, count) => sum + count, 0);
+  switch (normalization) {
+    case "token-mean":
+      return weightedTokens.map(() => (total === 0 ? 0 : 1 / total));
+    case "sequence-mean":
+      return weightedTokens.map((count) => (count === 0 ? 0 : 1 / (count * weightedTokens.length)));
+    case "none":
+      return weightedTokens.map(() => 1);
+  }
+}

@@ -19,7 +19,7 @@ import { after, test } from "node:test";
 import { createChatClient } from "../models/chat-client.js";
 import type { ChatCompletion } from "../models/chat-types.js";
 import type { Message } from "../spec/message.js";
-import { runMinimalGrpo } from "./minimal-grpo.js";
+import { runMinimalGrpo } from "../training/minimal-grpo.js";
 import { startWorker, type WorkerProcess } from "./worker-process.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");

@@ -14,5 +14,3 @@ export { WorkerCommandError } from "./worker-command-error.js";
 export { runWorkerModule, type RunWorkerModuleOptions } from "./run-worker-module.js";
 export { createTinyCheckpoint, tinyCheckpointArguments, type TinyModelShape } from "./tiny-checkpoint.js";
 export { completionDatum } from "./completion-datum.js";
-export { groupAdvantages } from "./group-advantages.js";
-export { runMinimalGrpo, type GrpoIterationStats, type MinimalGrpoOptions } from "./minimal-grpo.js";

@@ -1,0 +1,12 @@
+/** An assistant turn whose sampled tokens are inconsistent (logprobs not one per completion token, or no prompt). */
+import type { SampledTokens } from "../spec/message.js";
+
+export class SampledTokensMismatchError extends Error {
+  override readonly name = "SampledTokensMismatchError";
+  constructor(
+    readonly tokens: SampledTokens,
+    reason: string,
+  ) {
+    super(`sampled tokens of an assistant turn: ${reason}`);
+  }
+}
