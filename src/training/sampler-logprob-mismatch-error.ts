@@ -1,0 +1,11 @@
+/** The sampler and the trainer disagree on the probe's logprobs beyond the tolerance: the sync is broken. */
+export class SamplerLogprobMismatchError extends Error {
+  override readonly name = "SamplerLogprobMismatchError";
+  constructor(
+    readonly model: string,
+    readonly maxDifference: number,
+    readonly tolerance: number,
+  ) {
+    super(`sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: max |difference| ${maxDifference.toExponential(3)} > tolerance ${tolerance}`);
+  }
+}
