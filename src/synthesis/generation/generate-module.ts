@@ -72,7 +72,7 @@ export async function generateModule(options: GenerateModuleOptions): Promise<Ge
     TARGET: options.target,
     CAPABILITY: options.capability,
     DESCRIPTION: options.description,
-    EXAMPLES: options.examples.length === 0 ? "(none given)" : options.examples.map((example) => `- ${example}`).join("\n"),
+    EXAMPLES: options.examples.length === 0 ? "(none given)" : options.examples.map((example) => (example.includes("\n") ? `\`\`\`text\n${example}\n\`\`\`` : `- ${example}`)).join("\n"),
     TOOLS: JSON.stringify(targetTools(options.target), null, 1),
     POLICY: options.policyText,
   });

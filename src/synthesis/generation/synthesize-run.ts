@@ -1,6 +1,7 @@
 /** `trace synthesize RUN`: every kept capability of RUN/analysis/selected_capabilities.json → RUN/environments/<capability>/. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { failedTrajectoryExamples } from "./failed-trajectory-examples.js";
 import { z } from "zod";
 import type { ChatClient } from "../../models/chat-client.js";
 import type { SynthesisTarget } from "../validation/target-tools.js";
@@ -70,7 +71,7 @@ export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ ca
       ...options,
       capability: row.skill,
       description: row.description,
-      examples: row.example_failed_cases,
+      examples: failedTrajectoryExamples(options.runDirectory, row.example_failed_cases),
       onAttempt: (attempt) => write(`${row.skill}: attempt ${attempt.attempt} ${attempt.passed ? "passed" : "failed"}${attempt.passed ? "" : `\n${indent(attemptReport(attempt))}`}`),
     });
     writeEnvironment(directory, row.skill, options.target, result);
