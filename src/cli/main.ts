@@ -4,6 +4,7 @@ import { DataFileError } from "../envs/core/data-file-error.js";
 import { registerAnalyzeCommands } from "./analyze-commands.js";
 import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
+import { registerRunCommand } from "./run-command.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
@@ -24,6 +25,7 @@ export function createProgram(): Command {
   registerAnalyzeCommands(program);
   registerModelCommands(program);
   registerWorkerCommands(program);
+  registerRunCommand(program);
   registerSynthesisCommands(program);
   return program;
 }

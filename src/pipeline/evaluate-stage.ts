@@ -1,0 +1,132 @@
+/**
+ * Stage 6, evaluate: the routed agent (each task sampled with the adapter its routing decision chose, or the base) on
+ * the target tasks, and each adapter vs the base on held-out seeds of its capability environment, into
+ * `eval/episodes.sqlite`; then `eval/results.json` and `eval/report.md`.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import type { ChatClient } from "../models/chat-client.js";
+import { createScriptedUser } from "../rollout/scripted-user.js";
+import { runRollouts } from "../rollout/rollout-runner.js";
+import type { TrajectoryStore } from "../store/trajectory-store.js";
+import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
+import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
+import type { EvaluationResults, PassCount } from "./evaluation-results.js";
+import type { PipelineContext } from "./pipeline-context.js";
+import { formatReport } from "./report-table.js";
+import { readRoutingFile } from "./routing-file.js";
+import { loadTargetDomains } from "./target-tasks.js";
+import { readTrainedAdapters } from "./train-stage.js";
+
+/** Path of the report. */
+export function reportFile(runDirectory: string): string {
+  return path.join(runDirectory, "eval", "report.md");
+}
+
+function passCount(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): PassCount {
+  const episodes = store.listEpisodes({ environment, status: "finished" }).filter((episode) => taskIds.has(episode.taskId));
+  return { passed: episodes.filter((episode) => episode.success === true).length, total: episodes.length };
+}
+
+function meanReward(store: TrajectoryStore, environment: string): number {
+  const episodes = store.listEpisodes({ environment, status: "finished" });
+  return episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length;
+}
+
+/** Makes every trained adapter samplable (after a resume the worker is fresh: adapters are loaded from their directories). */
+async function loadAdapters(context: PipelineContext): Promise<void> {
+  const trainer = (await context.worker()).trainerClient();
+  const served = new Set((await trainer.listModels()).map((model) => model.id));
+  for (const adapter of readTrainedAdapters(context.config.runDirectory)) {
+    if (!served.has(adapter.adapter)) await trainer.loadLoraAdapter({ loraName: adapter.adapter, loraPath: adapter.adapterPath });
+  }
+}
+
+/** Runs the evaluations, writes the results and the report; returns a one-line summary. */
+export async function runEvaluateStage(context: PipelineContext): Promise<string> {
+  const { config } = context;
+  const { target, evaluation } = config;
+  await loadAdapters(context);
+  const routing = readRoutingFile(config.runDirectory);
+  const chosen = new Map(routing.decisions.map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.model]));
+  const clients = new Map<string, ChatClient>();
+  for (const option of routing.options) clients.set(option.model, await context.sampler(option.model));
+  const base = await context.sampler();
+  const maxTokens = evaluation.maxTokens ?? target.maxTokens;
+  const sampling = { temperature: target.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) };
+
+  const baseStore = context.openStore("store.sqlite");
+  const evalStore = context.openStore(path.join("eval", "episodes.sqlite"));
+  try {
+    const domains: EvaluationResults["domains"] = [];
+    for (const { domain, environment, tasks } of loadTargetDomains(config)) {
+      await runRollouts({
+        environment,
+        tasks,
+        trials: target.trials,
+        concurrency: target.concurrency,
+        store: evalStore,
+        makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
+        makeUser: (task) => createScriptedUser([task.userInstructions]),
+        sampling,
+        baseSeed: target.seed,
+        maxSteps: evaluation.maxSteps ?? target.maxSteps,
+        metadata: { agent: "trace-routed", user: "scripted", stage: "evaluate" },
+      });
+      const ids = new Set(tasks.map((task) => task.id));
+      const entry = { domain, base: passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
+      context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}`);
+      domains.push(entry);
+    }
+    const sum = (pick: (entry: (typeof domains)[number]) => PassCount): PassCount => ({
+      passed: domains.reduce((total, entry) => total + pick(entry).passed, 0),
+      total: domains.reduce((total, entry) => total + pick(entry).total, 0),
+    });
+
+    const capabilities: EvaluationResults["capabilities"] = [];
+    const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
+    for (const adapter of readTrainedAdapters(config.runDirectory)) {
+      const entry = environments.get(adapter.capability)!;
+      const environment = await createModuleEnvironment({ runner: handWrittenRunner(entry.capability, entry.module), seeds: evaluation.heldOutSeeds });
+      const rewards: number[] = [];
+      for (const [which, model] of [
+        ["base", config.model.servedModelName],
+        ["adapter", adapter.adapter],
+      ] as const) {
+        const name = `${environment.name}/${which}`;
+        await runRollouts({
+          environment: { ...environment, name },
+          trials: 1,
+          concurrency: target.concurrency,
+          store: evalStore,
+          policy: clients.get(model) ?? (await context.sampler(model)),
+          makeUser: (task) => createInstanceUser(environment.instance(task)),
+          sampling,
+          baseSeed: target.seed,
+          maxSteps: evaluation.maxSteps ?? target.maxSteps,
+          metadata: { agent: model, stage: "evaluate" },
+        });
+        rewards.push(meanReward(evalStore, name));
+      }
+      capabilities.push({ capability: adapter.capability, seeds: [...evaluation.heldOutSeeds], before: rewards[0]!, after: rewards[1]! });
+      context.log(`  ${adapter.capability}: reward ${rewards[0]!.toFixed(3)} → ${rewards[1]!.toFixed(3)} on ${evaluation.heldOutSeeds.length} held-out seeds`);
+    }
+
+    const results: EvaluationResults = {
+      domains,
+      overall: { base: sum((entry) => entry.base), trace: sum((entry) => entry.trace) },
+      capabilities,
+      routing: routing.options.map((option) => ({
+        option: option.capability ?? "base (none of these)",
+        label: option.label,
+        tasks: routing.decisions.filter((decision) => decision.label === option.label).length,
+      })),
+    };
+    writeFileSync(path.join(config.runDirectory, "eval", "results.json"), JSON.stringify(results, null, 2) + "\n");
+    writeFileSync(reportFile(config.runDirectory), formatReport(config.name, results));
+    return `base ${results.overall.base.passed}/${results.overall.base.total}, TRACE ${results.overall.trace.passed}/${results.overall.trace.total}`;
+  } finally {
+    evalStore.close();
+    baseStore.close();
+  }
+}

@@ -1,0 +1,18 @@
+/** `RUN/eval/results.json`: what the final report shows. */
+
+/** Solved / attempted episodes. */
+export interface PassCount {
+  passed: number;
+  total: number;
+}
+
+export interface EvaluationResults {
+  /** Per target domain: the base model's rollouts and the routed (TRACE) agent's. */
+  domains: { domain: string; base: PassCount; trace: PassCount }[];
+  /** τ² Appendix C: solved / tasks over both domains. */
+  overall: { base: PassCount; trace: PassCount };
+  /** Mean reward of the base and of the adapter on each capability environment's held-out seeds. */
+  capabilities: { capability: string; seeds: number[]; before: number; after: number }[];
+  /** Tasks routed to each option (capability, or "base" for "none of these"). */
+  routing: { option: string; label: string; tasks: number }[];
+}

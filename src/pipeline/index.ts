@@ -1,0 +1,12 @@
+/** The end-to-end pipeline (`trace run CONFIG`): stages, their resumable artifacts, the configuration and the report. */
+export { loadPipelineConfig, parsePipelineConfig, pipelineConfigSchema, type PipelineConfig, type ResolvedPipelineConfig } from "./pipeline-config.js";
+export { PipelineConfigError } from "./pipeline-config-error.js";
+export { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage, type RunPipelineOptions } from "./run-pipeline.js";
+export { formatReport } from "./report-table.js";
+export type { EvaluationResults, PassCount } from "./evaluation-results.js";
+export { readStageMarker, type StageMarker } from "./stage-marker.js";
+export { TrainingUnavailableError } from "./training-unavailable-error.js";
+export { MissingCheckpointError } from "./missing-checkpoint-error.js";
+export { EnvironmentValidationError } from "./synthesize-stage.js";
+export { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
+export type { GrpoTrainer, TrainedAdapter } from "./train-stage.js";

@@ -1,0 +1,27 @@
+/** The final report (`eval/report.md`): base vs TRACE pass rate per domain and overall, adapter gains, routing distribution. */
+import type { EvaluationResults, PassCount } from "./evaluation-results.js";
+
+function rate(count: PassCount): string {
+  return count.total === 0 ? "-" : `${((100 * count.passed) / count.total).toFixed(1)}% (${count.passed}/${count.total})`;
+}
+
+function delta(before: number, after: number): string {
+  const difference = after - before;
+  return `${difference >= 0 ? "+" : ""}${difference.toFixed(3)}`;
+}
+
+/** Markdown tables of the results. */
+export function formatReport(name: string, results: EvaluationResults): string {
+  const lines = [`# ${name}: TRACE report`, "", "| domain | base pass rate | TRACE pass rate |", "|---|---|---|"];
+  for (const domain of results.domains) lines.push(`| ${domain.domain} | ${rate(domain.base)} | ${rate(domain.trace)} |`);
+  lines.push(`| overall (solved / tasks) | ${rate(results.overall.base)} | ${rate(results.overall.trace)} |`, "");
+  lines.push("| capability adapter | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|");
+  for (const capability of results.capabilities) {
+    lines.push(`| ${capability.capability} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);
+  }
+  if (results.capabilities.length === 0) lines.push("| (no adapters) | | | | |");
+  const routed = results.routing.reduce((sum, entry) => sum + entry.tasks, 0);
+  lines.push("", "| routed to | label | tasks | share |", "|---|---|---|---|");
+  for (const entry of results.routing) lines.push(`| ${entry.option} | ${entry.label} | ${entry.tasks} | ${routed === 0 ? "-" : `${((100 * entry.tasks) / routed).toFixed(1)}%`} |`);
+  return lines.join("\n") + "\n";
+}

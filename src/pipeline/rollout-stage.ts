@@ -1,0 +1,36 @@
+/** Stage 1, rollout: the base model on the target tasks (scripted user: the task's instructions, then ###STOP###) into `store.sqlite`. */
+import { createScriptedUser } from "../rollout/scripted-user.js";
+import { runRollouts } from "../rollout/rollout-runner.js";
+import type { PipelineContext } from "./pipeline-context.js";
+import { loadTargetDomains } from "./target-tasks.js";
+
+/** Runs the base rollouts (the runner itself skips finished episodes); returns a one-line summary. */
+export async function runRolloutStage(context: PipelineContext): Promise<string> {
+  const { target, model } = context.config;
+  const policy = await context.sampler();
+  const store = context.openStore("store.sqlite");
+  const parts: string[] = [];
+  try {
+    for (const { environment, tasks } of loadTargetDomains(context.config)) {
+      const summary = await runRollouts({
+        environment,
+        tasks,
+        trials: target.trials,
+        concurrency: target.concurrency,
+        store,
+        policy,
+        makeUser: (task) => createScriptedUser([task.userInstructions]),
+        sampling: { temperature: target.temperature, ...(target.maxTokens === undefined ? {} : { maxTokens: target.maxTokens }) },
+        baseSeed: target.seed,
+        maxSteps: target.maxSteps,
+        metadata: { agentModel: model.servedModelName, user: "scripted", stage: "rollout" },
+      });
+      const line = `${environment.name}: ${summary.passed}/${summary.finished} passed (${summary.skipped} already done, ${summary.failed} failed)`;
+      context.log(`  ${line}`);
+      parts.push(line);
+    }
+  } finally {
+    store.close();
+  }
+  return parts.join("; ");
+}

@@ -1,0 +1,102 @@
+/**
+ * Stage 4, train: GRPO per capability environment (part C's `runGrpo`), checkpoints in `adapters/<capability>/`, and
+ * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
+ * unfinished one resumes from its last checkpoint inside `runGrpo`).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/module-environment.js";
+import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
+import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
+import type { PipelineContext } from "./pipeline-context.js";
+import { TrainingUnavailableError } from "./training-unavailable-error.js";
+
+/** GRPO orchestration: `runGrpo` from src/training. */
+export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
+
+/** What `adapters/<capability>/training.json` records. */
+export interface TrainedAdapter {
+  capability: string;
+  /** The adapter directory to load for sampling (PEFT layout). */
+  adapterPath: string;
+  /** The adapter's name on the worker. */
+  adapter: string;
+  iterations: number;
+  /** Mean reward of the first and last iterations run. */
+  firstRewardMean: number | null;
+  lastRewardMean: number | null;
+  finishedAt: string;
+}
+
+function trainingFile(runDirectory: string, capability: string): string {
+  return path.join(runDirectory, "adapters", capability, "training.json");
+}
+
+/** The trained adapters of a run, in environment order. */
+export function readTrainedAdapters(runDirectory: string): TrainedAdapter[] {
+  return readEnvironmentIndex(runDirectory)
+    .environments.map((entry) => trainingFile(runDirectory, entry.capability))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, "utf8")) as TrainedAdapter);
+}
+
+/** Trains every capability without `training.json`; returns a one-line summary. */
+export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer | undefined): Promise<string> {
+  const { config } = context;
+  const pending = readEnvironmentIndex(config.runDirectory).environments.filter((entry) => !existsSync(trainingFile(config.runDirectory, entry.capability)));
+  if (pending.length > 0 && trainer === undefined) throw new TrainingUnavailableError(pending.map((entry) => entry.capability));
+  const adaptersDirectory = path.join(config.runDirectory, "adapters");
+  const { training } = config;
+  for (const entry of pending) {
+    const worker = await context.worker();
+    const environment = await createModuleEnvironment({
+      runner: handWrittenRunner(entry.capability, entry.module),
+      seeds: Array.from({ length: training.seeds }, (_, seed) => seed),
+      name: `synthetic-${entry.capability}`,
+    });
+    const store = context.openStore("store.sqlite");
+    try {
+      const result = await trainer!({
+        environment,
+        makeUser: (task) => createInstanceUser(environment.instance(task)),
+        capability: entry.capability,
+        adapter: entry.capability,
+        trainer: worker.trainerClient(),
+        sampler: await context.sampler(entry.capability),
+        adapterConfig: { rank: training.rank },
+        adaptersDirectory,
+        store,
+        iterations: training.iterations,
+        groups: training.groups,
+        samples: training.samples,
+        learningRate: training.learningRate,
+        temperature: training.temperature,
+        concurrency: training.concurrency,
+        checkpointEvery: training.checkpointEvery,
+        ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
+        ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
+        onIteration: (metrics) =>
+          context.log(
+            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s`,
+          ),
+      });
+      if (result.aborted) throw new Error(`training of ${entry.capability} was interrupted`);
+      if (result.finalAdapterPath === null) throw new Error(`training of ${entry.capability} saved no adapter`);
+      const trained: TrainedAdapter = {
+        capability: entry.capability,
+        adapterPath: result.finalAdapterPath,
+        adapter: result.adapter,
+        iterations: result.resumedFrom + result.history.length,
+        firstRewardMean: result.history[0]?.rewardMean ?? null,
+        lastRewardMean: result.history.at(-1)?.rewardMean ?? null,
+        finishedAt: new Date().toISOString(),
+      };
+      mkdirSync(path.dirname(trainingFile(config.runDirectory, entry.capability)), { recursive: true });
+      writeFileSync(trainingFile(config.runDirectory, entry.capability), JSON.stringify(trained, null, 2) + "\n");
+    } finally {
+      store.close();
+    }
+  }
+  const adapters = readTrainedAdapters(config.runDirectory);
+  return `${adapters.length} adapters (${adapters.map((adapter) => adapter.capability).join(", ") || "none"}); ${pending.length} trained now`;
+}
