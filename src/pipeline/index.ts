@@ -5,7 +5,6 @@ export { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage, 
 export { formatReport } from "./report-table.js";
 export type { EvaluationResults, PassCount } from "./evaluation-results.js";
 export { readStageMarker, type StageMarker } from "./stage-marker.js";
-export { TrainingUnavailableError } from "./training-unavailable-error.js";
 export { MissingCheckpointError } from "./missing-checkpoint-error.js";
 export { EnvironmentValidationError } from "./synthesize-stage.js";
 export { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
 import { reportFile, runEvaluateStage } from "./evaluate-stage.js";
 import { createPipelineContext, type PipelineContext } from "./pipeline-context.js";
@@ -23,7 +24,7 @@ export interface RunPipelineOptions {
   config: ResolvedPipelineConfig;
   /** Progress lines. */
   log: (line: string) => void;
-  /** GRPO orchestration; without it a train stage with work to do fails with `TrainingUnavailableError`. */
+  /** GRPO orchestration [`runGrpo` of src/training]. */
   trainer?: GrpoTrainer;
 }
 
@@ -33,7 +34,7 @@ export interface PipelineResult {
   report: string;
 }
 
-function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: GrpoTrainer | undefined): Promise<string> {
+function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
   switch (stage) {
     case "rollout":
       return runRolloutStage(context);
@@ -68,7 +69,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       }
       log(`${prefix} running`);
       const started = Date.now();
-      const summary = await stageRunner(stage, context, options.trainer);
+      const summary = await stageRunner(stage, context, options.trainer ?? runGrpo);
       const seconds = (Date.now() - started) / 1000;
       writeStageMarker(config.runDirectory, { stage, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), seconds, summary });
       log(`${prefix} done in ${seconds.toFixed(1)} s: ${summary}`);

@@ -9,7 +9,6 @@ import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/mo
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
-import { TrainingUnavailableError } from "./training-unavailable-error.js";
 
 /** GRPO orchestration: `runGrpo` from src/training. */
 export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
@@ -41,10 +40,9 @@ export function readTrainedAdapters(runDirectory: string): TrainedAdapter[] {
 }
 
 /** Trains every capability without `training.json`; returns a one-line summary. */
-export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer | undefined): Promise<string> {
+export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
   const { config } = context;
   const pending = readEnvironmentIndex(config.runDirectory).environments.filter((entry) => !existsSync(trainingFile(config.runDirectory, entry.capability)));
-  if (pending.length > 0 && trainer === undefined) throw new TrainingUnavailableError(pending.map((entry) => entry.capability));
   const adaptersDirectory = path.join(config.runDirectory, "adapters");
   const { training } = config;
   for (const entry of pending) {
@@ -56,7 +54,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
     });
     const store = context.openStore("store.sqlite");
     try {
-      const result = await trainer!({
+      const result = await trainer({
         environment,
         makeUser: (task) => createInstanceUser(environment.instance(task)),
         capability: entry.capability,
