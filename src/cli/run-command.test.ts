@@ -1,0 +1,73 @@
+/**
+ * End to end on CPU: `trace run` with the offline configuration (tiny model made by the pipeline, τ² airline + retail
+ * subsets, scripted user, reference labeler, hand-written environments, GRPO through the worker, routing, evaluation),
+ * then a second invocation that resumes: every stage skipped, nothing redone.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { after, test } from "node:test";
+import { tau2DataDirectory } from "../testing/shared-data.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-run-"));
+const runDirectory = path.join(scratch, "run");
+
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const config = {
+  name: "e2e-tiny",
+  model: { initTiny: { seed: 0 } },
+  target: { dataDirectory: tau2DataDirectory(), domains: ["airline", "retail"], tasksPerDomain: 2, maxSteps: 3, maxTokens: 16, concurrency: 2 },
+  // Thresholds at 0 keep every capability the labeler sees lacking, so the mapped ones are trained whatever the tiny model does.
+  analysis: { coverage: 0, gap: 0 },
+  environments: {
+    map: {
+      correct_write_arguments: "tool_calling_precision",
+      complete_required_state_changes: "multi_step_completion",
+      avoid_unrequested_state_changes: "precondition_verification",
+    },
+    validationSeeds: [0, 1],
+  },
+  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 16, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
+  evaluation: { heldOutSeeds: [1000], maxTokens: 16, maxSteps: 2 },
+};
+
+async function trace(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { maxBuffer: 1 << 24 });
+  return stdout;
+}
+
+test("trace run: every stage runs and writes its artifacts; a second run resumes without redoing any", { timeout: 600_000 }, async () => {
+  const configFile = path.join(scratch, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const started = Date.now();
+  const first = await trace("run", configFile, "--run-dir", runDirectory);
+  const firstSeconds = (Date.now() - started) / 1000;
+  for (const stage of ["rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(first, new RegExp(`\\[\\d/6 ${stage}\\] done in`), stage);
+  for (const file of ["config.json", "store.sqlite", "analysis/reference/selected_capabilities.json", "analysis/reference/report.md", "environments/index.json", "eval/routing.json", "eval/results.json", "eval/report.md"]) {
+    assert.ok(existsSync(path.join(runDirectory, file)), file);
+  }
+  const environments = readdirSync(path.join(runDirectory, "environments")).filter((name) => name !== "index.json");
+  assert.ok(environments.length > 0, "at least one kept capability has an environment");
+  for (const capability of environments) {
+    assert.ok(existsSync(path.join(runDirectory, "environments", capability, "environment.json")));
+    assert.ok(existsSync(path.join(runDirectory, "adapters", capability, "training.json")), `adapter of ${capability}`);
+  }
+  assert.match(first, /\| overall \(solved \/ tasks\) \| \d+\.\d% \(\d+\/4\) \|/);
+  assert.match(first, /\| base \(none of these\) \|/);
+
+  const markers = readdirSync(path.join(runDirectory, "stages")).map((name) => [name, statSync(path.join(runDirectory, "stages", name)).mtimeMs] as const);
+  const resumedAt = Date.now();
+  const second = await trace("run", configFile, "--run-dir", runDirectory);
+  const secondSeconds = (Date.now() - resumedAt) / 1000;
+  for (const stage of ["rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(second, new RegExp(`\\[\\d/6 ${stage}\\] skipped`), stage);
+  assert.doesNotMatch(second, /worker: starting/, "nothing to do: the worker is not even started");
+  for (const [name, mtime] of markers) assert.equal(statSync(path.join(runDirectory, "stages", name)).mtimeMs, mtime, name);
+  assert.match(second, /# e2e-tiny: TRACE report/);
+  process.stdout.write(`# trace run: first ${firstSeconds.toFixed(1)} s, resumed ${secondSeconds.toFixed(1)} s\n`);
+});
