@@ -13,17 +13,27 @@ export interface LogprobProbeOptions {
   messages?: Message[];
   /** Completion tokens sampled [8]. */
   maxTokens?: number;
-  /** Largest allowed |sampler − trainer| logprob [1e-3]. */
+  /** Largest allowed |sampler − trainer| logprob [by the trainer's dtype: 1e-3 in float32, 0.1 in bf16 / fp16]. */
   tolerance?: number;
   /** Sampling seed [0]. */
   seed?: number;
+}
+
+/**
+ * The default tolerance for a trainer computing in `dtype`: fp32 sampler and trainer agree to ~1e-6, so 1e-3 catches a
+ * stale adapter; in bf16 (8 mantissa bits) the sampler's cached decode and the trainer's full forward differ by a few
+ * hundredths on logprobs of magnitude 5–10 (measured 3.3e-2 on an H200), so 0.1 (2–3 bf16 steps) catches only a wrong
+ * or stale model, not rounding.
+ */
+export function defaultProbeTolerance(dtype: string): number {
+  return dtype === "float32" || dtype === "float64" ? 1e-3 : 1e-1;
 }
 
 export const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
 
 /** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; returns the max difference or throws. */
 export async function probeLogprobs(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<number> {
-  const tolerance = options.tolerance ?? 1e-3;
+  const tolerance = options.tolerance ?? defaultProbeTolerance((await options.trainer.health()).dtype);
   const completion = await options.chat.complete({
     model: options.model,
     messages: options.messages ?? DEFAULT_PROBE_MESSAGES,
