@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The README's main job at this stage: gold-replay check of both τ² domains, then re-grading the real τ²-bench runs.
+# The README's main job: gold-replay check of both τ² domains, re-grading of the real τ²-bench runs, then TRACE end to
+# end offline (`trace run configs/offline-tiny.json`: tiny model, reference labeler, hand-written capability
+# environments, GRPO, routing, evaluation). Needs the worker's venv (npm run setup:worker). Rerunning resumes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data="${TAU2_DATA:-../shared/data/tau2}"
@@ -11,3 +13,5 @@ for results in "$data"/trajectories/*.json; do
   domain=$(basename "$results" | cut -d- -f1)
   node bin/trace.js tau2 grade --domain "$domain" --data-dir "$data/$domain" "$results" | tail -n 1
 done
+
+node bin/trace.js run configs/offline-tiny.json --run-dir "${RUN_DIR:-runs/main-offline-tiny}"
