@@ -1,0 +1,44 @@
+/** The reflection prompt (`prompts/gepa/reflection.md`): a component's current text and the minibatch's outcomes. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { shorten } from "../../analysis/render-trajectory.js";
+import type { EvaluationOutcome } from "./candidate.js";
+
+/** `prompts/gepa/reflection.md` of the package (beside `dist/`). */
+export const REFLECTION_PROMPT_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../prompts/gepa/reflection.md");
+
+let template: string | undefined;
+
+/** One block per outcome: its score, its trace (cut to `maxTraceChars`) and its feedback. */
+export function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = 6000): string {
+  return outcomes
+    .map((outcome, index) => `### Task ${index + 1} (score ${outcome.score})\n\n#### What happened\n\n${shorten(outcome.trace.trim(), maxTraceChars)}\n\n#### Feedback\n\n${outcome.feedback.trim()}`)
+    .join("\n\n");
+}
+
+/** The reflection prompt's text for rewriting `component`, whose current text is `currentText`. */
+export function reflectionPromptText(component: string, currentText: string, outcomes: readonly EvaluationOutcome[], maxTraceChars?: number): string {
+  template ??= readFileSync(REFLECTION_PROMPT_FILE, "utf8");
+  return template
+    .replaceAll("{{COMPONENT_NAME}}", () => component)
+    .replace("{{CURRENT_TEXT}}", () => currentText)
+    .replace("{{EXAMPLES}}", () => renderExamples(outcomes, maxTraceChars))
+    .trimEnd();
+}
+
+/**
+ * The proposed text in a reflection reply (as gepa `strategies/instruction_proposal.py` extracts it): what lies
+ * between the first and the last ``` fence, without a language tag; an unclosed fence is dropped; no fence, the reply.
+ */
+export function extractProposedText(reply: string): string {
+  const start = reply.indexOf("```") + 3;
+  const end = reply.lastIndexOf("```");
+  if (start >= end) {
+    const stripped = reply.trim();
+    if (stripped.startsWith("```")) return stripped.replace(/^```\S*\n?/, "").trim();
+    if (stripped.endsWith("```")) return stripped.slice(0, -3).trim();
+    return stripped;
+  }
+  return reply.slice(start, end).replace(/^\S*\n/, "").trim();
+}

@@ -1,0 +1,10 @@
+/** A reflection model reply with no proposed text in it. */
+export class ReflectionReplyError extends Error {
+  override readonly name = "ReflectionReplyError";
+  constructor(
+    readonly component: string,
+    readonly reply: string | null,
+  ) {
+    super(`reflection for ${component}: no proposed text in the reply ${JSON.stringify(reply)}`);
+  }
+}
