@@ -11,6 +11,7 @@ import {
   forwardBackwardSchema,
   forwardSchema,
   healthSchema,
+  mergedAdapterSchema,
   modelListSchema,
   optimStepSchema,
 } from "./trainer-response-schemas.js";
@@ -22,6 +23,8 @@ import type {
   ForwardBackwardRequest,
   ForwardBackwardResult,
   ForwardRequest,
+  MergeAdaptersOptions,
+  MergedAdapter,
   OptimStepOptions,
   OptimStepResult,
   ServedModel,
@@ -66,6 +69,8 @@ export interface TrainerClient {
   unloadLoraAdapter(adapter: { loraName: string }, options?: RequestOptions): Promise<void>;
   createAdapter(adapter: CreateAdapterOptions, options?: RequestOptions): Promise<CreatedAdapter>;
   deleteAdapter(name: string, options?: RequestOptions): Promise<void>;
+  /** A new adapter from the linear or TIES merge of existing ones (consolidation baselines). */
+  mergeAdapters(merge: MergeAdaptersOptions, options?: RequestOptions): Promise<MergedAdapter>;
   listAdapters(options?: RequestOptions): Promise<AdapterInfo[]>;
   /** The policy's logprob of every target token, per datum; no gradients. */
   forward(request: ForwardRequest, options?: RequestOptions): Promise<number[][]>;
@@ -170,6 +175,14 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
           seed: adapter.seed,
         }),
         createdAdapterSchema,
+        callOptions,
+      ),
+    mergeAdapters: (merge, callOptions) =>
+      call(
+        "POST",
+        trainer("merge_adapters"),
+        defined({ name: merge.name, sources: merge.sources, weights: merge.weights, method: merge.method, density: merge.density, rank: merge.rank }),
+        mergedAdapterSchema,
         callOptions,
       ),
     async deleteAdapter(name, callOptions) {

@@ -1,6 +1,6 @@
 /** zod schemas of the worker's JSON responses (PROTOCOL.md), mapped to the client's camelCase types. Unknown fields are ignored. */
 import { z } from "zod";
-import type { AdapterInfo, CreatedAdapter, ForwardBackwardResult, OptimStepResult, ServedModel, WorkerHealth } from "./trainer-types.js";
+import type { AdapterInfo, CreatedAdapter, ForwardBackwardResult, MergedAdapter, OptimStepResult, ServedModel, WorkerHealth } from "./trainer-types.js";
 
 const count = z.number().int().nonnegative();
 /** A metric the worker reports as null (or leaves out) when it does not apply. */
@@ -91,3 +91,25 @@ export const optimStepSchema = z
 
 /** Any JSON object: calls whose answer the protocol leaves open (delete, save, load). */
 export const anyObjectSchema = z.record(z.string(), z.unknown());
+
+export const mergedAdapterSchema = z
+  .object({
+    name: z.string(),
+    method: z.enum(["linear", "ties"]),
+    rank: count,
+    modules: count,
+    target_modules: z.array(z.string()),
+    max_relative_error: z.number(),
+    mean_relative_error: z.number(),
+  })
+  .transform(
+    (body): MergedAdapter => ({
+      name: body.name,
+      method: body.method,
+      rank: body.rank,
+      modules: body.modules,
+      targetModules: body.target_modules,
+      maxRelativeError: body.max_relative_error,
+      meanRelativeError: body.mean_relative_error,
+    }),
+  );

@@ -21,6 +21,31 @@ export interface LossConfig {
   clipHigh?: number;
 }
 
+/** `merge_adapters`: a new adapter from the linear or TIES merge of the sources' weight deltas (PROTOCOL.md). */
+export interface MergeAdaptersOptions {
+  name: string;
+  sources: string[];
+  /** One per source; default 1/n each. */
+  weights?: number[];
+  /** Default linear. */
+  method?: "linear" | "ties";
+  /** TIES: share of each source's entries kept (default 0.2). */
+  density?: number;
+  /** Default: the sum of the sources' ranks (exact for a linear merge). */
+  rank?: number;
+}
+
+/** What `merge_adapters` reports: the truncation's relative Frobenius error per module (max and mean). */
+export interface MergedAdapter {
+  name: string;
+  method: "linear" | "ties";
+  rank: number;
+  modules: number;
+  targetModules: string[];
+  maxRelativeError: number;
+  meanRelativeError: number;
+}
+
 export interface CreateAdapterOptions {
   name: string;
   /** Default 16. */

@@ -214,4 +214,16 @@ describe("the real worker", () => {
     await assert.rejects(wrongChat.complete({ messages, maxTokens: 2 }), (error: unknown) => ChatRequestError.isInstance(error) && error.status === 401);
     assert.equal((await trainer.listModels()).some((model) => model.id === "intruder"), false);
   });
+
+  test("merge_adapters: a linear merge of two adapters is exact at the summed rank; a merge needs two known sources", async () => {
+    await trainer.createAdapter({ name: "merge-one", rank: 2 });
+    await trainer.createAdapter({ name: "merge-two", rank: 3 });
+    const merged = await trainer.mergeAdapters({ name: "merged-linear", sources: ["merge-one", "merge-two"], weights: [0.5, 0.5] });
+    assert.equal(merged.rank, 5);
+    assert.ok(merged.modules > 0 && merged.maxRelativeError < 1e-6);
+    const ties = await trainer.mergeAdapters({ name: "merged-ties", sources: ["merge-one", "merge-two"], method: "ties", density: 0.5, rank: 2 });
+    assert.equal(ties.method, "ties");
+    await assert.rejects(trainer.mergeAdapters({ name: "lonely", sources: ["merge-one"] }), (error: unknown) => WorkerRequestError.isInstance(error) && error.param === "sources");
+    await assert.rejects(trainer.mergeAdapters({ name: "ghost", sources: ["merge-one", "nope"] }), (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 404);
+  });
 });

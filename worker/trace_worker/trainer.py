@@ -70,6 +70,56 @@ class Trainer:
     def list_adapters(self) -> dict[str, Any]:
         return {"adapters": [record.describe() for record in self.engine.adapters.values()]}
 
+    def merge_adapters(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A new adapter whose delta on every module the sources share is their linear or TIES merge, refactorised by
+        truncated SVD to `rank` (default: the sum of the sources' ranks, exact for a linear merge)."""
+        name = self.engine.check_new_name(body.get("name"), "name")
+        sources = body.get("sources")
+        if not isinstance(sources, list) or len(sources) < 2 or not all(isinstance(item, str) for item in sources):
+            raise BadRequest("sources must list at least two adapter names", "sources", sources)
+        records = [self.engine.adapter(source, "sources") for source in sources]
+        weights = body.get("weights", [1.0 / len(sources)] * len(sources))
+        if not isinstance(weights, list) or len(weights) != len(sources) or not all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in weights):
+            raise BadRequest("weights must be one number per source", "weights", weights)
+        method = body.get("method", "linear")
+        if method not in ("linear", "ties"):
+            raise BadRequest(f"method must be linear or ties, got {method!r}", "method", method)
+        density = _number(body, "density", 0.2, 0.0, 1.0)
+        rank = body.get("rank", sum(record.rank for record in records))
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+            raise BadRequest(f"rank must be a positive integer, got {rank!r}", "rank", rank)
+        assert self.engine.peft is not None
+        from peft.tuners.lora.layer import Linear as LoraLinear
+
+        from .adapter_merge import linear_merge, low_rank_factors, ties_merge
+
+        merged: dict[str, torch.Tensor] = {}
+        for module_name, module in self.engine.peft.named_modules():
+            if not isinstance(module, LoraLinear) or not all(source in module.lora_A for source in sources):
+                continue
+            with torch.no_grad():
+                deltas = [(module.lora_B[source].weight.float() @ module.lora_A[source].weight.float()) * module.scaling[source] for source in sources]
+                merged[module_name] = ties_merge(deltas, [float(w) for w in weights], density) if method == "ties" else linear_merge(deltas, [float(w) for w in weights])
+        if not merged:
+            raise BadRequest("the sources share no adapted module", "sources", sources)
+        targets = sorted({module_name.rsplit(".", 1)[-1] for module_name in merged})
+        record = self.engine.create_adapter(name, rank, float(rank), targets)
+        errors: list[float] = []
+        with torch.no_grad():
+            for module_name, module in self.engine.peft.named_modules():
+                if module_name in merged and name in getattr(module, "lora_A", {}):
+                    up, down, error = low_rank_factors(merged[module_name], rank)
+                    module.lora_A[name].weight.zero_()
+                    module.lora_B[name].weight.zero_()
+                    module.lora_A[name].weight[: down.shape[0]].copy_(down.to(module.lora_A[name].weight.dtype))
+                    module.lora_B[name].weight[:, : up.shape[1]].copy_(up.to(module.lora_B[name].weight.dtype))
+                    errors.append(error)
+        self.collective.broadcast_tensors(list(record.parameters))
+        return {
+            "name": name, "method": method, "rank": rank, "modules": len(errors), "target_modules": targets,
+            "max_relative_error": max(errors), "mean_relative_error": sum(errors) / len(errors),
+        }
+
     # -- forward / backward -------------------------------------------------------------------------------------
 
     def _datums(self, body: dict[str, Any], loss: str | None) -> list[Datum]:
