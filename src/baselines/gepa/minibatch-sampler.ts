@@ -3,7 +3,7 @@
  * are shuffled once per epoch and padded to a multiple of the minibatch size with the least used indices; iteration
  * `i` takes the slice starting at `i · size` (modulo the padded length), reshuffling when a new epoch begins.
  */
-import type { RandomSource } from "./pareto-front.js";
+import type { RandomSource } from "./random-source.js";
 
 export class MinibatchSampler {
   #order: number[] = [];
@@ -16,11 +16,7 @@ export class MinibatchSampler {
   ) {}
 
   #shuffle(): void {
-    const order = Array.from({ length: this.trainingSize }, (_, index) => index);
-    for (let index = order.length - 1; index > 0; index -= 1) {
-      const other = Math.floor(this.random.next() * (index + 1));
-      [order[index], order[other]] = [order[other] as number, order[index] as number];
-    }
+    const order = this.random.shuffle(Array.from({ length: this.trainingSize }, (_, index) => index));
     const uses = new Map(order.map((index) => [index, 1]));
     const padding = (this.size - (order.length % this.size)) % this.size;
     for (let added = 0; added < padding; added += 1) {

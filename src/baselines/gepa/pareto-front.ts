@@ -9,11 +9,7 @@
  * - Selection samples one surviving candidate with probability proportional to the number of fronts it is in.
  */
 import { EmptyScoreTableError } from "./empty-score-table-error.js";
-
-/** A seeded source of uniform numbers in [0, 1). */
-export interface RandomSource {
-  next(): number;
-}
+import type { RandomSource } from "./random-source.js";
 
 /** For each instance (column of `scores[candidate][instance]`), the candidates with the highest score on it. */
 export function instanceFronts(scores: readonly (readonly number[])[]): Set<number>[] {
@@ -62,5 +58,5 @@ export function frontFrequencies(scores: readonly (readonly number[])[], aggrega
 /** Samples a candidate index with probability proportional to its number of fronts (one uniform draw). */
 export function selectFromParetoFront(scores: readonly (readonly number[])[], aggregates: readonly number[], random: RandomSource): number {
   const weighted = [...frontFrequencies(scores, aggregates)].flatMap(([candidate, count]) => Array.from({ length: count }, () => candidate));
-  return weighted[Math.floor(random.next() * weighted.length)] as number;
+  return random.pick(weighted);
 }

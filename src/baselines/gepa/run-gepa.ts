@@ -1,0 +1,239 @@
+/**
+ * The GEPA loop (gepa `core/engine.py` `GEPAEngine.run`, `proposer/reflective_mutation/reflective_mutation.py`,
+ * `proposer/merge.py`), under a budget of evaluated episodes:
+ *
+ * 1. The seed candidate is evaluated on the whole validation set and becomes pool entry 0.
+ * 2. Each iteration, when merging is on, a merge is due and the previous iteration added a candidate, a merge is tried
+ *    first (see `merge-proposal.ts`): judged on a validation subsample against the parents' stored scores, accepted
+ *    when its sum is at least the better parent's; either way the iteration ends there.
+ * 3. Otherwise reflective mutation: a parent is sampled from the per-instance Pareto front, run on the iteration's
+ *    training minibatch; if every score is perfect the iteration ends (`skipPerfectScore`); else the parent's next
+ *    component (round robin) is rewritten by the proposer from the outcomes, the child is run on the same minibatch
+ *    and kept only if its sum is strictly greater. A kept child is scored on the whole validation set and added to
+ *    the pool; it schedules one merge while fewer than `maxMerges` merges were accepted.
+ *
+ * Every instance evaluated costs one episode. Unlike gepa, which checks its budget between iterations and may pass
+ * it, an evaluation that does not fit the remaining budget is never started: the run stops there.
+ */
+import type { Candidate, CandidateEvaluator, EvaluationOutcome } from "./candidate.js";
+import { acceptsMerge, acceptsMutation } from "./acceptance-rule.js";
+import { CandidatePool, type PoolEntry } from "./candidate-pool.js";
+import { EmptyDatasetError } from "./empty-dataset-error.js";
+import { EpisodeBudget } from "./episode-budget.js";
+import { EvaluatorOutputError } from "./evaluator-output-error.js";
+import { MergeHistory, mergeSubsample, planMerge } from "./merge-proposal.js";
+import { MinibatchSampler } from "./minibatch-sampler.js";
+import { selectFromParetoFront } from "./pareto-front.js";
+import { seededRandom } from "./random-source.js";
+import { ReflectionReplyError } from "./reflection-reply-error.js";
+import type { TextProposer } from "./text-proposer.js";
+
+export interface MergeOptions {
+  /** Most merges accepted over the run (gepa `max_merge_invocations`, default 5). */
+  maxMerges?: number;
+  /** Validation instances judged per merge (default 5). */
+  subsampleSize?: number;
+  /** No merges on a validation set smaller than this (gepa `val_overlap_floor`, default 5). */
+  minimumValidationSize?: number;
+}
+
+export interface GepaOptions<Instance> {
+  seedCandidate: Candidate;
+  trainingSet: readonly Instance[];
+  validationSet: readonly Instance[];
+  evaluate: CandidateEvaluator<Instance>;
+  propose: TextProposer;
+  /** Episodes GEPA may evaluate in all (seed validation included). */
+  budget: number;
+  /** Seeds selection, minibatches and merges (default 0). */
+  seed?: number;
+  /** Training instances per reflective minibatch (gepa `reflection_minibatch_size`, default 3). */
+  minibatchSize?: number;
+  /** Score counted as perfect (default 1). */
+  perfectScore?: number;
+  /** Skip mutating a parent that is perfect on its whole minibatch (default true, as gepa's API). */
+  skipPerfectScore?: boolean;
+  /** Turns the merge proposer on. */
+  merge?: MergeOptions;
+  /** Stops after this many iterations even with budget left. */
+  maxIterations?: number;
+  /** Called after every iteration. */
+  onIteration?: (record: IterationRecord) => void;
+}
+
+/** What one iteration did. */
+export interface IterationRecord {
+  iteration: number;
+  kind: "mutation" | "merge";
+  /** Pool indices of the parent(s). */
+  parents: number[];
+  /** The component rewritten (mutations that got that far). */
+  component?: string;
+  /** The parent's minibatch scores (mutation) or each parent's subsample sum (merge). */
+  parentScores: number[];
+  /** The child's scores on the same instances; empty when it was not evaluated. */
+  childScores: number[];
+  accepted: boolean;
+  /** Pool index of the added candidate. */
+  added?: number;
+  /** Why the iteration ended early, if it did. */
+  note?: string;
+  /** Episodes used at the end of the iteration. */
+  budgetUsed: number;
+}
+
+/** One point of the budget-vs-score curve. */
+export interface HistoryPoint {
+  budgetUsed: number;
+  /** Best mean validation score in the pool at that point. */
+  bestScore: number;
+  poolSize: number;
+}
+
+export interface GepaResult {
+  budget: { total: number; used: number };
+  pool: PoolEntry[];
+  /** Pool index of the candidate with the best mean validation score. */
+  best: number;
+  bestCandidate: Candidate;
+  bestScore: number;
+  /** A point at the seed and at every pool addition, and one at the end. */
+  history: HistoryPoint[];
+  iterations: IterationRecord[];
+  stopReason: "budget" | "max-iterations";
+}
+
+function sum(scores: readonly number[]): number {
+  return scores.reduce((total, score) => total + score, 0);
+}
+
+/** Runs GEPA until the budget (or `maxIterations`) is spent. */
+export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise<GepaResult> {
+  const components = Object.keys(options.seedCandidate);
+  if (components.length === 0) throw new EmptyDatasetError("components");
+  if (options.trainingSet.length === 0) throw new EmptyDatasetError("training");
+  if (options.validationSet.length === 0) throw new EmptyDatasetError("validation");
+  const seed = options.seed ?? 0;
+  const perfectScore = options.perfectScore ?? 1;
+  const skipPerfectScore = options.skipPerfectScore ?? true;
+  const merge = options.merge;
+  const maxMerges = merge?.maxMerges ?? 5;
+  const budget = new EpisodeBudget(options.budget);
+  const pool = new CandidatePool(components);
+  const selection = seededRandom(seed);
+  const sampler = new MinibatchSampler(options.trainingSet.length, options.minibatchSize ?? 3, seededRandom(seed + 1));
+  const mergeRandom = seededRandom(seed + 2);
+  const mergeHistory = new MergeHistory();
+  const history: HistoryPoint[] = [];
+  const iterations: IterationRecord[] = [];
+
+  const evaluate = async (candidate: Candidate, instances: readonly Instance[]): Promise<EvaluationOutcome[]> => {
+    budget.charge(instances.length);
+    const outcomes = await options.evaluate(candidate, instances);
+    if (outcomes.length !== instances.length) throw new EvaluatorOutputError(instances.length, outcomes.length);
+    return outcomes;
+  };
+  const recordPoint = () => history.push({ budgetUsed: budget.used, bestScore: pool.entry(pool.best()).meanScore, poolSize: pool.entries.length });
+  const addValidated = async (candidate: Candidate, parents: number[]): Promise<number> => {
+    const discoveredAtBudget = budget.used;
+    const outcomes = await evaluate(candidate, options.validationSet);
+    const index = pool.add({ candidate, parents, validationScores: outcomes.map((outcome) => outcome.score), discoveredAtBudget });
+    recordPoint();
+    return index;
+  };
+
+  await addValidated(options.seedCandidate, []);
+  let mergesDue = 0;
+  let mergesAccepted = 0;
+  let lastIterationAdded = false;
+  let stopReason: GepaResult["stopReason"] = "budget";
+  for (let iteration = 0; budget.remaining > 0; iteration += 1) {
+    if (options.maxIterations !== undefined && iteration >= options.maxIterations) {
+      stopReason = "max-iterations";
+      break;
+    }
+    const finish = (record: Omit<IterationRecord, "iteration" | "budgetUsed">) => {
+      const full: IterationRecord = { iteration, ...record, budgetUsed: budget.used };
+      iterations.push(full);
+      options.onIteration?.(full);
+    };
+
+    if (merge !== undefined && mergesDue > 0 && lastIterationAdded) {
+      lastIterationAdded = false;
+      const plan = options.validationSet.length >= (merge.minimumValidationSize ?? 5) ? planMerge(pool, mergeHistory, mergeRandom) : undefined;
+      if (plan !== undefined) {
+        const [first, second] = plan.parents;
+        mergeHistory.triplets.add(`${first},${second},${plan.ancestor}`);
+        const subsample = mergeSubsample(pool.entry(first).validationScores, pool.entry(second).validationScores, mergeRandom, merge.subsampleSize ?? 5);
+        const parentSums = plan.parents.map((parent) => sum(subsample.map((index) => pool.entry(parent).validationScores[index] ?? 0)));
+        if (!budget.allows(subsample.length)) break;
+        const mergedScores = (await evaluate(plan.candidate, subsample.map((index) => options.validationSet[index] as Instance))).map((outcome) => outcome.score);
+        const parentTable = plan.parents.map((parent) => subsample.map((index) => pool.entry(parent).validationScores[index] ?? 0));
+        if (!acceptsMerge(parentTable, mergedScores)) {
+          finish({ kind: "merge", parents: [...plan.parents], parentScores: parentSums, childScores: mergedScores, accepted: false });
+          continue;
+        }
+        if (!budget.allows(options.validationSet.length)) {
+          finish({ kind: "merge", parents: [...plan.parents], parentScores: parentSums, childScores: mergedScores, accepted: true, note: "no budget left for validation" });
+          break;
+        }
+        const added = await addValidated(plan.candidate, [...plan.parents]);
+        mergesDue -= 1;
+        mergesAccepted += 1;
+        finish({ kind: "merge", parents: [...plan.parents], parentScores: parentSums, childScores: mergedScores, accepted: true, added });
+        continue;
+      }
+    }
+    lastIterationAdded = false;
+
+    const parent = selectFromParetoFront(pool.scoreTable(), pool.meanScores(), selection);
+    const minibatch = sampler.next(iteration).map((index) => options.trainingSet[index] as Instance);
+    if (!budget.allows(minibatch.length)) break;
+    const parentCandidate = pool.entry(parent).candidate;
+    const parentOutcomes = await evaluate(parentCandidate, minibatch);
+    const parentScores = parentOutcomes.map((outcome) => outcome.score);
+    if (skipPerfectScore && parentScores.every((score) => score >= perfectScore)) {
+      finish({ kind: "mutation", parents: [parent], parentScores, childScores: [], accepted: false, note: "parent perfect on the minibatch" });
+      continue;
+    }
+    const component = pool.takeNextComponent(parent);
+    let text: string;
+    try {
+      text = await options.propose({ candidate: parentCandidate, component, outcomes: parentOutcomes });
+    } catch (error) {
+      if (!(error instanceof ReflectionReplyError)) throw error;
+      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores: [], accepted: false, note: error.message });
+      continue;
+    }
+    const child: Candidate = { ...parentCandidate, [component]: text };
+    if (!budget.allows(minibatch.length)) {
+      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores: [], accepted: false, note: "no budget left for the child's minibatch" });
+      break;
+    }
+    const childScores = (await evaluate(child, minibatch)).map((outcome) => outcome.score);
+    if (!acceptsMutation(parentScores, childScores)) {
+      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: false });
+      continue;
+    }
+    if (!budget.allows(options.validationSet.length)) {
+      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: true, note: "no budget left for validation" });
+      break;
+    }
+    const added = await addValidated(child, [parent]);
+    lastIterationAdded = true;
+    if (merge !== undefined && mergesAccepted < maxMerges) mergesDue += 1;
+    finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: true, added });
+  }
+  if (history.at(-1)?.budgetUsed !== budget.used) recordPoint();
+  const best = pool.best();
+  return {
+    budget: { total: budget.total, used: budget.used },
+    pool: pool.entries,
+    best,
+    bestCandidate: pool.entry(best).candidate,
+    bestScore: pool.entry(best).meanScore,
+    history,
+    iterations,
+    stopReason,
+  };
+}
