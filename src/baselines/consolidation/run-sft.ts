@@ -1,0 +1,55 @@
+/**
+ * Supervised fine-tuning of one adapter over the trainer client: per batch one `cross_entropy` forward-backward
+ * (weights scaled by 1 / the batch's weighted tokens, so the loss is the per-token mean) and one AdamW step.
+ */
+import type { TrainerClient } from "../../worker/trainer-client.js";
+import type { Datum } from "../../worker/trainer-types.js";
+
+export interface RunSftOptions {
+  trainer: TrainerClient;
+  /** An adapter the trainer already holds. */
+  adapter: string;
+  datums: readonly Datum[];
+  epochs: number;
+  learningRate: number;
+  batchSize: number;
+  /** Gradient-norm clip [worker default 1]. */
+  maxGradNorm?: number;
+  onStep?: (step: SftStep) => void;
+}
+
+/** One optimizer step: its mean per-token loss (before the update) over the batch's weighted tokens. */
+export interface SftStep {
+  epoch: number;
+  step: number;
+  loss: number;
+  tokens: number;
+  gradNorm: number;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** Runs `epochs` passes over the datums in order, `batchSize` datums per step. */
+export async function runSft(options: RunSftOptions): Promise<SftStep[]> {
+  const { trainer, adapter, datums } = options;
+  const epochs = positiveInteger("epochs", options.epochs);
+  const batchSize = positiveInteger("batchSize", options.batchSize);
+  const steps: SftStep[] = [];
+  for (let epoch = 1; epoch <= epochs; epoch += 1) {
+    for (let start = 0; start < datums.length; start += batchSize) {
+      const batch = datums.slice(start, start + batchSize);
+      const tokens = batch.reduce((sum, datum) => sum + (datum.weights ?? datum.targetTokens.map(() => 1)).reduce((total, weight) => total + weight, 0), 0);
+      if (tokens === 0) continue;
+      const scaled = batch.map((datum) => ({ ...datum, weights: (datum.weights ?? datum.targetTokens.map(() => 1)).map((weight) => weight / tokens) }));
+      const result = await trainer.forwardBackward({ adapter, loss: "cross_entropy", datums: scaled });
+      const step = await trainer.optimStep({ adapter, learningRate: options.learningRate, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
+      const record = { epoch, step: step.step, loss: result.loss, tokens, gradNorm: step.gradNorm };
+      steps.push(record);
+      options.onStep?.(record);
+    }
+  }
+  return steps;
+}
