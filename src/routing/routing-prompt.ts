@@ -1,14 +1,11 @@
 /** The routing prompt (`prompts/routing/routing.md`): the task's first user message and one block per option. */
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fillPromptFile, PROMPTS_ROOT } from "../prompts/prompt-file.js";
 import type { Message } from "../spec/message.js";
 import type { RoutingOption } from "./routing-option.js";
 
 /** `prompts/routing/routing.md` of the package (beside `dist/`). */
-export const ROUTING_PROMPT_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prompts/routing/routing.md");
-
-let template: string | undefined;
+export const ROUTING_PROMPT_FILE = path.join(PROMPTS_ROOT, "routing", "routing.md");
 
 function optionBlock(option: RoutingOption): string {
   if (option.capability === null) return `${option.label}. none of these: the task needs no specialist (answer with the general assistant).`;
@@ -20,8 +17,7 @@ function optionBlock(option: RoutingOption): string {
 
 /** The routing prompt's text for a request and options (in order). */
 export function routingPromptText(request: string, options: readonly RoutingOption[]): string {
-  template ??= readFileSync(ROUTING_PROMPT_FILE, "utf8");
-  return template.replace("{{REQUEST}}", () => request.trim()).replace("{{OPTIONS}}", () => options.map(optionBlock).join("\n\n")).trimEnd();
+  return fillPromptFile(ROUTING_PROMPT_FILE, { REQUEST: request.trim(), OPTIONS: options.map(optionBlock).join("\n\n") }).trimEnd();
 }
 
 /** The routing prompt as the one user message of a chat request. */

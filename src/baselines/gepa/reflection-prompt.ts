@@ -1,14 +1,11 @@
 /** The reflection prompt (`prompts/gepa/reflection.md`): a component's current text and the minibatch's outcomes. */
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fillPromptFile, PROMPTS_ROOT } from "../../prompts/prompt-file.js";
 import { shorten } from "../../analysis/render-trajectory.js";
 import type { EvaluationOutcome } from "./candidate.js";
 
 /** `prompts/gepa/reflection.md` of the package (beside `dist/`). */
-export const REFLECTION_PROMPT_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../prompts/gepa/reflection.md");
-
-let template: string | undefined;
+export const REFLECTION_PROMPT_FILE = path.join(PROMPTS_ROOT, "gepa", "reflection.md");
 
 /** One block per outcome: its score, its trace (cut to `maxTraceChars`) and its feedback. */
 export function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = 6000): string {
@@ -19,12 +16,11 @@ export function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceC
 
 /** The reflection prompt's text for rewriting `component`, whose current text is `currentText`. */
 export function reflectionPromptText(component: string, currentText: string, outcomes: readonly EvaluationOutcome[], maxTraceChars?: number): string {
-  template ??= readFileSync(REFLECTION_PROMPT_FILE, "utf8");
-  return template
-    .replaceAll("{{COMPONENT_NAME}}", () => component)
-    .replace("{{CURRENT_TEXT}}", () => currentText)
-    .replace("{{EXAMPLES}}", () => renderExamples(outcomes, maxTraceChars))
-    .trimEnd();
+  return fillPromptFile(REFLECTION_PROMPT_FILE, {
+    COMPONENT_NAME: component,
+    CURRENT_TEXT: currentText,
+    EXAMPLES: renderExamples(outcomes, maxTraceChars),
+  }).trimEnd();
 }
 
 /**
