@@ -15,8 +15,9 @@ import { REFERENCE_DIRECTORY, runReferenceAnalysis } from "../analysis/reference
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
-import { UsageError } from "./rollout-commands.js";
+import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
+import { integerOption } from "./integer-option.js";
 
 export interface AnalyzeCommandOptions {
   labeler: string;
@@ -37,12 +38,6 @@ export interface AnalyzeCommandOptions {
   gap: string;
   minRuns?: string;
   quiet?: boolean;
-}
-
-function integer(name: string, text: string, minimum: number): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
-  return value;
 }
 
 function fraction(name: string, text: string): number {
@@ -91,8 +86,8 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     }
   } else if (options.labeler === "llm") {
     if (options.analystUrl === undefined || options.analystModel === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
-    const runs = integer("--runs", options.runs ?? "10", 1);
-    const thresholds: AggregationThresholds = { ...base, minRuns: options.minRuns === undefined ? Math.ceil(0.8 * runs) : integer("--min-runs", options.minRuns, 1) };
+    const runs = integerOption("--runs", options.runs ?? "10", 1);
+    const thresholds: AggregationThresholds = { ...base, minRuns: options.minRuns === undefined ? Math.ceil(0.8 * runs) : integerOption("--min-runs", options.minRuns, 1) };
     let candidates: CandidatesFile | undefined;
     if (options.candidates === "reference") candidates = { candidates: [...REFERENCE_CAPABILITIES] };
     else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
@@ -100,7 +95,7 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     const client = createChatClient({
       baseUrl: options.analystUrl,
       model: options.analystModel,
-      maxConcurrency: integer("--concurrency", options.concurrency, 1),
+      maxConcurrency: integerOption("--concurrency", options.concurrency, 1),
       ...(options.analystApiKey === undefined ? {} : { apiKey: options.analystApiKey }),
     });
     const store = openTrajectoryStore(file);
@@ -112,10 +107,10 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
         outDirectory: directory,
         runs,
         thresholds,
-        contextTokens: integer("--context-tokens", options.contextTokens, 1024),
-        maxOutputTokens: integer("--max-output-tokens", options.maxOutputTokens, 16),
-        batchSize: integer("--batch-size", options.batchSize, 1),
-        maxAttempts: integer("--max-attempts", options.maxAttempts, 1),
+        contextTokens: integerOption("--context-tokens", options.contextTokens, 1024),
+        maxOutputTokens: integerOption("--max-output-tokens", options.maxOutputTokens, 16),
+        batchSize: integerOption("--batch-size", options.batchSize, 1),
+        maxAttempts: integerOption("--max-attempts", options.maxAttempts, 1),
         temperature: fraction("--temperature", options.temperature),
         ...(candidates === undefined ? {} : { candidates }),
         onProgress: options.quiet === true ? undefined : (line) => process.stderr.write(`${line}\n`),
@@ -184,7 +179,7 @@ export function registerAnalyzeCommands(program: Command): void {
     .option("--gap <delta>", "δ: minimum contrastive gap in a run", String(PAPER_THRESHOLDS.gap))
     .option("--min-runs <m>", "m: runs a capability must pass to be kept", String(PAPER_THRESHOLDS.minRuns))
     .action((options: { runs: string; out: string; coverage: string; gap: string; minRuns: string }) => {
-      const thresholds = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap), minRuns: integer("--min-runs", options.minRuns, 1) };
+      const thresholds = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap), minRuns: integerOption("--min-runs", options.minRuns, 1) };
       const scores = aggregateDirectory({ runsDirectory: options.runs, out: options.out, thresholds });
       write(formatCapabilityTable(scores));
       write(`kept ${scores.capabilities.filter((score) => score.status === "kept").length} of ${scores.capabilities.length} capabilities over ${scores.runs} runs; wrote ${options.out}`);

@@ -1,16 +1,7 @@
 /** `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker. */
 import type { Command } from "commander";
 import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
-import { UsageError } from "./rollout-commands.js";
-
-/** A command-line integer ≥ minimum, or a UsageError naming the option. */
-export function integerOption(name: string, text: string, minimum: number): number {
-  const value = Number(text);
-  if (!/^\s*-?\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < minimum) {
-    throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
+import { integerOption } from "./integer-option.js";
 
 const SHAPE_OPTIONS: { flag: string; key: keyof TinyModelShape; minimum: number; help: string }[] = [
   { flag: "--vocab-size", key: "vocabSize", minimum: 1, help: "vocabulary size, special tokens included (default 1024)" },

@@ -11,14 +11,13 @@ import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { exportJsonl, exportTau2Results, importTau2Results } from "../store/exchange.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
+import { integerOption } from "./integer-option.js";
+import { UsageError } from "./usage-error.js";
 
 /** The TRACE paper's step limit. */
 export const PAPER_MAX_STEPS = 50;
 
-/** A bad command-line value: printed as one line. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
+export { UsageError } from "./usage-error.js";
 
 export interface RolloutCommandOptions {
   env: string;
@@ -62,12 +61,6 @@ function domainOf(env: string): "airline" | "retail" {
   throw new UsageError(`unknown environment ${JSON.stringify(env)} (expected tau2-airline or tau2-retail)`);
 }
 
-function integer(name: string, text: string, minimum: number): number {
-  const value = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) throw new UsageError(`${name} must be an integer ≥ ${minimum}, got ${JSON.stringify(text)}`);
-  return value;
-}
-
 function number(name: string, text: string): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value < 0) throw new UsageError(`${name} must be a non-negative number, got ${JSON.stringify(text)}`);
@@ -108,11 +101,11 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
     dataDir: path.resolve(options.dataDir),
     agent: { url: options.agentUrl, model: options.agentModel, temperature },
     user: { kind: "llm", url: options.userUrl ?? options.agentUrl, model: options.userModel ?? options.agentModel, guidelinesDir: path.resolve(guidelinesDir), temperature: 0 },
-    trials: integer("--trials", options.trials, 1),
-    concurrency: integer("--concurrency", options.concurrency, 1),
-    maxSteps: integer("--max-steps", options.maxSteps, 1),
-    maxErrors: options.maxErrors === undefined ? DEFAULT_MAX_ERRORS : integer("--max-errors", options.maxErrors, 1),
-    seed: integer("--seed", options.seed, 0),
+    trials: integerOption("--trials", options.trials, 1),
+    concurrency: integerOption("--concurrency", options.concurrency, 1),
+    maxSteps: integerOption("--max-steps", options.maxSteps, 1),
+    maxErrors: options.maxErrors === undefined ? DEFAULT_MAX_ERRORS : integerOption("--max-errors", options.maxErrors, 1),
+    seed: integerOption("--seed", options.seed, 0),
     tasks: tasks.map((task) => task.id),
   };
   mkdirSync(options.out, { recursive: true });

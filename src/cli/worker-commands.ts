@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { WorkerCommandError } from "../worker/worker-command-error.js";
 import { startWorker } from "../worker/worker-process.js";
-import { integerOption } from "./model-commands.js";
+import { integerOption } from "./integer-option.js";
 
 /** The worker's own default port (worker/PROTOCOL.md). */
 export const DEFAULT_WORKER_PORT = 8765;

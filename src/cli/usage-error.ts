@@ -1,0 +1,4 @@
+/** A bad command-line value: printed as one line. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
