@@ -18,6 +18,7 @@ import type { Task } from "../spec/task.js";
 import type { EpisodeKey, TrajectoryStore } from "../store/trajectory-store.js";
 import { runEpisode, type SamplingOptions } from "./agent-loop.js";
 import type { SimulatedUser } from "./simulated-user.js";
+import { positiveInteger } from "./positive-integer.js";
 
 /** The error requests made after an abort fail with. */
 export class RolloutAbortedError extends Error {
@@ -107,11 +108,6 @@ export function planEpisodes(environment: string, tasks: readonly Task[], trials
     }
   }
   return planned;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }
 
 /** A client whose requests fail once `signal` is aborted, so abandoned episodes end at their next turn. */

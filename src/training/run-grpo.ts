@@ -17,11 +17,7 @@ import { recordIterationMetrics, truncateMetricsFile } from "./grpo-metrics-log.
 import { planIteration } from "./grpo-schedule.js";
 import type { GrpoIterationMetrics, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
 import { buildTrainingSequences, type TrainingSequence } from "./training-sequence.js";
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
-}
+import { positiveInteger } from "../rollout/positive-integer.js";
 
 /** A client that samples `model` whatever the request says. */
 function samplingModel(client: ChatClient, model: string): ChatClient {

@@ -4,6 +4,7 @@
  */
 import type { TrainerClient } from "../../worker/trainer-client.js";
 import type { Datum } from "../../worker/trainer-types.js";
+import { positiveInteger } from "../../rollout/positive-integer.js";
 
 export interface RunSftOptions {
   trainer: TrainerClient;
@@ -25,11 +26,6 @@ export interface SftStep {
   loss: number;
   tokens: number;
   gradNorm: number;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
 }
 
 /** Runs `epochs` passes over the datums in order, `batchSize` datums per step. */
