@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import signal
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import WorkerError
+from .tiny_checkpoint import TinyModelShape
 
 
 def _serve(arguments: argparse.Namespace) -> int:
@@ -75,19 +77,9 @@ def _serve(arguments: argparse.Namespace) -> int:
 
 
 def _init_tiny(arguments: argparse.Namespace) -> int:
-    from .tiny_checkpoint import TinyModelShape, create_tiny_checkpoint
+    from .tiny_checkpoint import create_tiny_checkpoint
 
-    shape = TinyModelShape(
-        vocab_size=arguments.vocab_size,
-        hidden_size=arguments.hidden_size,
-        layers=arguments.layers,
-        attention_heads=arguments.attention_heads,
-        key_value_heads=arguments.key_value_heads,
-        head_dim=arguments.head_dim,
-        intermediate_size=arguments.intermediate_size,
-        experts=arguments.experts,
-        seed=arguments.seed,
-    )
+    shape = TinyModelShape(**{field.name: getattr(arguments, field.name) for field in dataclasses.fields(TinyModelShape)})
     directory = create_tiny_checkpoint(Path(arguments.directory), shape)
     print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory}", flush=True)
     return 0
@@ -112,15 +104,9 @@ def parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     tiny = commands.add_parser("init-tiny", help="write a tiny Qwen3-style checkpoint with random weights")
     tiny.add_argument("directory")
-    tiny.add_argument("--vocab-size", type=int, default=1024)
-    tiny.add_argument("--hidden-size", type=int, default=64)
-    tiny.add_argument("--layers", type=int, default=2)
-    tiny.add_argument("--attention-heads", type=int, default=4)
-    tiny.add_argument("--key-value-heads", type=int, default=2)
-    tiny.add_argument("--head-dim", type=int, default=16)
-    tiny.add_argument("--intermediate-size", type=int, default=192)
-    tiny.add_argument("--experts", type=int, default=0, help="> 0 makes a Qwen3-MoE model")
-    tiny.add_argument("--seed", type=int, default=0)
+    for field in dataclasses.fields(TinyModelShape):
+        help_text = "> 0 makes a Qwen3-MoE model" if field.name == "experts" else None
+        tiny.add_argument("--" + field.name.replace("_", "-"), type=int, default=field.default, help=help_text)
     tiny.set_defaults(run=_init_tiny)
     return root
 

@@ -18,6 +18,7 @@ from .collective import Collective
 from .engine import Engine
 from .errors import BadRequest, NotFound, PayloadTooLarge, Unauthorized, WorkerError
 from .executor import EngineExecutor
+from .fields import number_field
 from .sampler import Sampler, SamplingRequest, SamplingResult, finite, token_text
 from .trainer import Trainer
 
@@ -145,8 +146,8 @@ class WorkerApplication:
             raise BadRequest("only n = 1 is supported", "n", body.get("n"))
         request = SamplingRequest(prompt_ids=[])
         request.adapter = None if model == self.engine.served_name else model
-        request.temperature = _number(body, "temperature", 1.0, 0.0, 100.0)
-        request.top_p = _number(body, "top_p", 1.0, 1e-9, 1.0)
+        request.temperature = number_field(body, "temperature", 1.0, 0.0, 100.0)
+        request.top_p = number_field(body, "top_p", 1.0, 1e-9, 1.0)
         default_tokens = self.sampler.context_length()
         max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
         if max_tokens is None:
@@ -249,15 +250,6 @@ def perform(trainer: Trainer, operation: str, body: dict[str, Any]) -> Any:
         return trainer.list_adapters()
     method: Callable[[dict[str, Any]], Any] = getattr(trainer, operation)
     return method(body)
-
-
-def _number(body: dict[str, Any], key: str, default: float, minimum: float, maximum: float) -> float:
-    value = body.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not minimum <= value <= maximum:
-        raise BadRequest(f"{key} must be a number in [{minimum}, {maximum}], got {value!r}", key, value)
-    return float(value)
 
 
 def make_handler(application: WorkerApplication) -> type[BaseHTTPRequestHandler]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +13,10 @@ from .collective import Collective
 from .datums import LOSSES, Datum, parse_datums
 from .engine import Engine
 from .errors import BadRequest, NotFound
+from .fields import number_field, string_field
 from .token_logprobs import chunked_token_logprobs
 
 STATE_FILE = "trainer_state.pt"
-
-
-def _number(body: dict[str, Any], key: str, default: float, minimum: float | None = None, maximum: float | None = None) -> float:
-    value = body.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise BadRequest(f"{key} must be a finite number, got {value!r}", key, value)
-    if minimum is not None and value < minimum or maximum is not None and value > maximum:
-        raise BadRequest(f"{key} must lie in [{minimum}, {maximum}], got {value}", key, value)
-    return float(value)
-
-
-def _string(body: dict[str, Any], key: str) -> str:
-    value = body.get(key)
-    if not isinstance(value, str) or not value:
-        raise BadRequest(f"{key} must be a non-empty string", key, value)
-    return value
 
 
 class Trainer:
@@ -50,8 +34,8 @@ class Trainer:
         rank = body.get("rank", 16)
         if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= 1024:
             raise BadRequest(f"rank must be an integer in [1, 1024], got {rank!r}", "rank", rank)
-        alpha = _number(body, "alpha", 16.0, 0.0)
-        dropout = _number(body, "dropout", 0.0, 0.0, 0.9)
+        alpha = number_field(body, "alpha", 16.0, 0.0)
+        dropout = number_field(body, "dropout", 0.0, 0.0, 0.9)
         seed = body.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise BadRequest(f"seed must be an integer, got {seed!r}", "seed", seed)
@@ -63,7 +47,7 @@ class Trainer:
         return {"name": name, "trainable_parameters": record.trainable_parameters, "target_modules": record.target_modules}
 
     def delete_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "name")
+        name = string_field(body, "name")
         self.engine.delete_adapter(name)
         return {"deleted": name}
 
@@ -84,7 +68,7 @@ class Trainer:
         method = body.get("method", "linear")
         if method not in ("linear", "ties"):
             raise BadRequest(f"method must be linear or ties, got {method!r}", "method", method)
-        density = _number(body, "density", 0.2, 0.0, 1.0)
+        density = number_field(body, "density", 0.2, 0.0, 1.0)
         rank = body.get("rank", sum(record.rank for record in records))
         if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
             raise BadRequest(f"rank must be a positive integer, got {rank!r}", "rank", rank)
@@ -200,15 +184,15 @@ class Trainer:
         return contextlib.nullcontext()
 
     def forward_backward(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "adapter")
+        name = string_field(body, "adapter")
         loss_name = body.get("loss", "cross_entropy")
         if loss_name not in LOSSES:
             raise BadRequest(f"loss must be one of {list(LOSSES)}, got {loss_name!r}", "loss", loss_name)
         config = body.get("loss_config") or {}
         if not isinstance(config, dict):
             raise BadRequest("loss_config must be an object", "loss_config", config)
-        clip_low = _number(config, "clip_low", 0.8, 0.0)
-        clip_high = _number(config, "clip_high", 1.2, 0.0)
+        clip_low = number_field(config, "clip_low", 0.8, 0.0)
+        clip_high = number_field(config, "clip_high", 1.2, 0.0)
         if clip_low > 1.0 or clip_high < 1.0:
             raise BadRequest(f"need clip_low ≤ 1 ≤ clip_high, got {clip_low} and {clip_high}", "loss_config", config)
         self.engine.adapter(name)
@@ -250,14 +234,14 @@ class Trainer:
     # -- optimizer ----------------------------------------------------------------------------------------------
 
     def optim_step(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "adapter")
+        name = string_field(body, "adapter")
         record = self.engine.adapter(name)
-        learning_rate = _number(body, "learning_rate", 1e-5, 0.0)
-        beta1 = _number(body, "beta1", 0.9, 0.0, 1.0)
-        beta2 = _number(body, "beta2", 0.999, 0.0, 1.0)
-        eps = _number(body, "eps", 1e-8, 0.0)
-        weight_decay = _number(body, "weight_decay", 0.0, 0.0)
-        max_grad_norm = _number(body, "max_grad_norm", 1.0, 0.0)
+        learning_rate = number_field(body, "learning_rate", 1e-5, 0.0)
+        beta1 = number_field(body, "beta1", 0.9, 0.0, 1.0)
+        beta2 = number_field(body, "beta2", 0.999, 0.0, 1.0)
+        eps = number_field(body, "eps", 1e-8, 0.0)
+        weight_decay = number_field(body, "weight_decay", 0.0, 0.0)
+        max_grad_norm = number_field(body, "max_grad_norm", 1.0, 0.0)
         parameters = record.parameters
         if all(parameter.grad is None for parameter in parameters):
             raise BadRequest(f"adapter {name!r} has no gradients: call forward_backward before optim_step", "adapter", name)
@@ -278,16 +262,16 @@ class Trainer:
     # -- files --------------------------------------------------------------------------------------------------
 
     def save_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "adapter")
-        path = _string(body, "path")
+        name = string_field(body, "adapter")
+        path = string_field(body, "path")
         self.engine.adapter(name)
         if self.collective.rank == 0:
             self.engine.save_adapter(name, path)
         return {"path": str(Path(path).resolve()), "files": ["adapter_config.json", "adapter_model.safetensors"]}
 
     def save_state(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "adapter")
-        path = Path(_string(body, "path"))
+        name = string_field(body, "adapter")
+        path = Path(string_field(body, "path"))
         record = self.engine.adapter(name)
         if self.collective.rank == 0:
             self.engine.save_adapter(name, path)
@@ -306,8 +290,8 @@ class Trainer:
         return {"path": str(path.resolve()), "step": record.step}
 
     def load_state(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = _string(body, "adapter")
-        path = Path(_string(body, "path"))
+        name = string_field(body, "adapter")
+        path = Path(string_field(body, "path"))
         file = path / STATE_FILE
         if not file.is_file():
             raise NotFound(f"no trainer state at {file}", "path", str(path))
