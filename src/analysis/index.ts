@@ -8,6 +8,9 @@ export { discoverCapabilities, MAX_CAPABILITIES } from "./discover-capabilities.
 export { DiscoveryFailedError } from "./discovery-failed-error.js";
 export { formatAgreementTable, labelAgreement, type CapabilityAgreement } from "./label-agreement.js";
 export { MissingDataDirectoryError } from "./missing-data-directory-error.js";
+export { labelWithModuleReference, runModuleReferenceAnalysis, type ModuleEnvironmentResolver, type ModuleLabeledEpisode, type ModuleReferenceAnalysisOptions } from "./module-reference-analysis.js";
+export { moduleReferenceLabels } from "./module-reference-labeler.js";
+export { changedRecords, stateRecords, type ModuleState } from "./module-reference-records.js";
 export { NoRunFilesError } from "./no-run-files-error.js";
 export { NoTrajectoriesError } from "./no-trajectories-error.js";
 export { REFERENCE_CAPABILITIES, REFERENCE_CAPABILITY_NAMES } from "./reference-capabilities.js";

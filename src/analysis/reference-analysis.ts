@@ -83,21 +83,31 @@ export function runReferenceAnalysis(options: ReferenceAnalysisOptions): { run: 
   };
   const episodes = options.store.listEpisodes({ status: "finished" });
   const labeled = labelWithReference(episodes, domainData);
+  return writeReferenceAnalysis({
+    store: options.store,
+    labeled: episodes.map((episode, index) => ({ episode, trajectory: labeled[index]! })),
+    outDirectory: options.outDirectory,
+    thresholds: options.thresholds,
+    labeler: "reference (deterministic; one run, min-runs 1)",
+  });
+}
+
+/** Labeled episodes into the store's labels (run `reference`), the candidates and run files, and the aggregation. */
+export function writeReferenceAnalysis(options: {
+  store: TrajectoryStore;
+  labeled: readonly { episode: EpisodeRecord; trajectory: LabeledTrajectory }[];
+  outDirectory: string;
+  thresholds: Omit<AggregationThresholds, "minRuns">;
+  labeler: string;
+}): { run: RunFile; scores: ScoresFile } {
   options.store.upsertLabels(
-    episodes.flatMap((episode, index) =>
-      Object.entries(labeled[index]?.labels ?? {}).map(([capability, label]) => ({
-        environment: episode.environment,
-        taskId: episode.taskId,
-        trial: episode.trial,
-        capability,
-        run: REFERENCE_RUN,
-        label,
-      })),
+    options.labeled.flatMap(({ episode, trajectory }) =>
+      Object.entries(trajectory.labels).map(([capability, label]) => ({ environment: episode.environment, taskId: episode.taskId, trial: episode.trial, capability, run: REFERENCE_RUN, label })),
     ),
   );
-  const run = buildRunFile({ attempt: 1, capabilities: REFERENCE_CAPABILITY_NAMES, trajectories: labeled });
+  const run = buildRunFile({ attempt: 1, capabilities: REFERENCE_CAPABILITY_NAMES, trajectories: options.labeled.map(({ trajectory }) => trajectory) });
   writeJsonFile(path.join(options.outDirectory, CANDIDATES_FILE), { candidates: REFERENCE_CAPABILITIES });
   writeJsonFile(path.join(options.outDirectory, runFileName(1)), run);
-  const scores = aggregateDirectory({ runsDirectory: options.outDirectory, thresholds: { ...options.thresholds, minRuns: 1 }, labeler: "reference (deterministic; one run, min-runs 1)" });
+  const scores = aggregateDirectory({ runsDirectory: options.outDirectory, thresholds: { ...options.thresholds, minRuns: 1 }, labeler: options.labeler });
   return { run, scores };
 }

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { DataFileError } from "../envs/core/data-file-error.js";
 import { registerAnalyzeCommands } from "./analyze-commands.js";
+import { registerCompareCommand } from "./compare-command.js";
 import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerRunCommand } from "./run-command.js";
@@ -26,6 +27,7 @@ export function createProgram(): Command {
   registerModelCommands(program);
   registerWorkerCommands(program);
   registerRunCommand(program);
+  registerCompareCommand(program);
   registerSynthesisCommands(program);
   return program;
 }

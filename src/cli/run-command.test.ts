@@ -5,12 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
+import { COMPARE_METHODS } from "../compare/compare-methods.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
@@ -35,7 +36,27 @@ const config = {
   },
   training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 16, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
   evaluation: { heldOutSeeds: [1000], maxTokens: 16, maxSteps: 2 },
+  // Every method of `trace compare` at the training budget (capabilities × 1 iteration × 2 × 2 rollouts).
+  compare: { seeds: [0], curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-4 } },
 };
+
+const STAGES = ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"];
+
+/** Every method wrote its result within the budget, and the report files exist. */
+function assertComparison(run: string, capabilities: number): void {
+  const limit = capabilities * 1 * 2 * 2;
+  const markdown = readFileSync(path.join(run, "compare", "comparison.md"), "utf8");
+  for (const method of COMPARE_METHODS) {
+    const result = JSON.parse(readFileSync(path.join(run, "compare", "seed-0", method, "result.json"), "utf8")) as { label: string; budget: { limit: number; spent: number; evaluation: number }; domains: { domain: string; total: number }[] };
+    assert.equal(result.budget.limit, limit, method);
+    assert.ok(result.budget.spent <= limit, `${method} spent ${result.budget.spent} of ${limit}`);
+    if (method === "trace" || method === "grpo-target" || method === "mixture") assert.equal(result.budget.spent, limit, `${method} spends the whole budget`);
+    assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["airline", 2], ["retail", 2]], method);
+    assert.ok(markdown.includes(result.label), `${method} in comparison.md`);
+  }
+  assert.equal(readFileSync(path.join(run, "compare", "curves.png")).subarray(1, 4).toString(), "PNG");
+  assert.ok(readFileSync(path.join(run, "compare", "comparison.csv"), "utf8").split("\n").length > COMPARE_METHODS.length);
+}
 
 async function trace(...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { maxBuffer: 1 << 24 });
@@ -48,7 +69,7 @@ test("trace run: every stage runs and writes its artifacts; a second run resumes
   const started = Date.now();
   const first = await trace("run", configFile, "--run-dir", runDirectory);
   const firstSeconds = (Date.now() - started) / 1000;
-  for (const stage of ["rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(first, new RegExp(`\\[\\d/6 ${stage}\\] done in`), stage);
+  for (const stage of STAGES) assert.match(first, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
   for (const file of ["config.json", "store.sqlite", "analysis/reference/selected_capabilities.json", "analysis/reference/report.md", "environments/index.json", "eval/routing.json", "eval/results.json", "eval/report.md"]) {
     assert.ok(existsSync(path.join(runDirectory, file)), file);
   }
@@ -60,12 +81,13 @@ test("trace run: every stage runs and writes its artifacts; a second run resumes
   }
   assert.match(first, /\| overall \(solved \/ tasks\) \| \d+\.\d% \(\d+\/4\) \|/);
   assert.match(first, /\| base \(none of these\) \|/);
+  assertComparison(runDirectory, environments.length);
 
   const markers = readdirSync(path.join(runDirectory, "stages")).map((name) => [name, statSync(path.join(runDirectory, "stages", name)).mtimeMs] as const);
   const resumedAt = Date.now();
   const second = await trace("run", configFile, "--run-dir", runDirectory);
   const secondSeconds = (Date.now() - resumedAt) / 1000;
-  for (const stage of ["rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(second, new RegExp(`\\[\\d/6 ${stage}\\] skipped`), stage);
+  for (const stage of STAGES) assert.match(second, new RegExp(`\\[\\d/8 ${stage}\\] skipped`), stage);
   assert.doesNotMatch(second, /worker: starting/, "nothing to do: the worker is not even started");
   for (const [name, mtime] of markers) assert.equal(statSync(path.join(runDirectory, "stages", name)).mtimeMs, mtime, name);
   assert.match(second, /# e2e-tiny: TRACE report/);

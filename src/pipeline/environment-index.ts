@@ -1,7 +1,9 @@
 /** `RUN/environments/index.json`: which capability environment serves each kept capability, and which kept ones have none. */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { MINI_CAPABILITY_MODULES } from "../envs/mini/index.js";
 import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
+import type { CapabilityModule } from "../synthesis/sdk/capability-module.js";
 import { nativeModuleRunner, type ModuleRunner } from "../synthesis/sdk/module-runner.js";
 import { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
 
@@ -35,9 +37,12 @@ export function readEnvironmentIndex(runDirectory: string): EnvironmentIndex {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as EnvironmentIndex) : { environments: [], unmapped: [] };
 }
 
+/** Every hand-written capability module: the τ² ones and TRACE-mini's. */
+export const HAND_WRITTEN_MODULES: readonly CapabilityModule[] = [...CAPABILITY_ENVIRONMENTS.map((entry) => entry.module), ...MINI_CAPABILITY_MODULES];
+
 /** The hand-written module named `module`, as a native runner. */
 export function handWrittenRunner(capability: string, module: string): ModuleRunner {
-  const found = CAPABILITY_ENVIRONMENTS.find((entry) => entry.module.capability === module);
-  if (found === undefined) throw new UnknownEnvironmentModuleError(capability, module, CAPABILITY_ENVIRONMENTS.map((entry) => entry.module.capability));
-  return nativeModuleRunner(found.module);
+  const found = HAND_WRITTEN_MODULES.find((candidate) => candidate.capability === module);
+  if (found === undefined) throw new UnknownEnvironmentModuleError(capability, module, HAND_WRITTEN_MODULES.map((candidate) => candidate.capability));
+  return nativeModuleRunner(found);
 }

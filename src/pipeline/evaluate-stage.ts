@@ -6,7 +6,6 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ChatClient } from "../models/chat-client.js";
-import { createScriptedUser } from "../rollout/scripted-user.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
@@ -59,23 +58,25 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const evalStore = context.openStore(path.join("eval", "episodes.sqlite"));
   try {
     const domains: EvaluationResults["domains"] = [];
-    for (const { domain, environment, tasks } of loadTargetDomains(config)) {
+    for (const { domain, environment, tasks, evaluationTasks, makeUser } of await loadTargetDomains(config)) {
+      const rollouts = { trials: target.trials, concurrency: target.concurrency, makeUser, sampling, baseSeed: target.seed, maxSteps: evaluation.maxSteps ?? target.maxSteps };
       await runRollouts({
+        ...rollouts,
         environment,
-        tasks,
-        trials: target.trials,
-        concurrency: target.concurrency,
+        tasks: evaluationTasks,
         store: evalStore,
         makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
-        makeUser: (task) => createScriptedUser([task.userInstructions]),
-        sampling,
-        baseSeed: target.seed,
-        maxSteps: evaluation.maxSteps ?? target.maxSteps,
         metadata: { agent: "trace-routed", user: "scripted", stage: "evaluate" },
       });
-      const ids = new Set(tasks.map((task) => task.id));
-      const entry = { domain, base: passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
-      context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}`);
+      const ids = new Set(evaluationTasks.map((task) => task.id));
+      // The base rollouts cover the evaluation tasks when they are the analysis tasks (τ²); held-out tasks get their own.
+      const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
+      const baseName = `${environment.name}/base`;
+      if (heldOut) {
+        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, metadata: { agent: config.model.servedModelName, user: "scripted", stage: "evaluate" } });
+      }
+      const entry = { domain, base: heldOut ? passCount(evalStore, baseName, ids) : passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
+      context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
       domains.push(entry);
     }
     const sum = (pick: (entry: (typeof domains)[number]) => PassCount): PassCount => ({

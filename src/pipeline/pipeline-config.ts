@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { COMPARE_METHODS } from "../compare/compare-methods.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 
 const positiveInteger = z.number().int().positive();
@@ -31,6 +32,24 @@ export const pipelineConfigSchema = z.strictObject({
     /** When the checkpoint is missing, create a tiny random one of this shape (`trace model init-tiny`); without it a missing checkpoint is an error. */
     initTiny: tinyShapeSchema.optional(),
     servedModelName: z.string().min(1).default("base"),
+    /**
+     * `mini` targets: make the base agent by supervised fine-tuning of the tiny checkpoint on the scripted expert's
+     * demonstrations (with its documented deficits), merged into the weights at `path` (the base stage).
+     */
+    sft: z
+      .strictObject({
+        /** Expert episodes on seeds demonstrationSeedStart … + demonstrations − 1 (disjoint from training and evaluation seeds). */
+        demonstrations: positiveInteger.default(400),
+        demonstrationSeedStart: z.number().int().nonnegative().default(1_000_000),
+        /** Probability per episode that the expert skips each behaviour (src/envs/mini/scripted-expert.ts). */
+        deficits: z.record(z.string(), z.number().min(0).max(1)).optional(),
+        epochs: positiveInteger.default(3),
+        batchSize: positiveInteger.default(16),
+        learningRate: z.number().positive().default(2e-3),
+        /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
+        rank: positiveInteger.default(64),
+      })
+      .optional(),
   }),
   worker: z
     .strictObject({
@@ -41,20 +60,32 @@ export const pipelineConfigSchema = z.strictObject({
       startupTimeoutSeconds: positiveInteger.default(600),
     })
     .default({ extraArguments: [], startupTimeoutSeconds: 600 }),
-  target: z.strictObject({
-    /** τ²-bench's `data/tau2` (one sub-directory per domain). */
-    dataDirectory: z.string().min(1),
-    domains: z.array(z.enum(["airline", "retail"])).min(1),
-    /** The first N tasks of each domain (τ²'s order); all when unset. */
-    tasksPerDomain: positiveInteger.optional(),
-    trials: positiveInteger.default(1),
-    user: z.literal("scripted").default("scripted"),
-    maxSteps: positiveInteger.default(50),
-    maxTokens: positiveInteger.optional(),
-    temperature: z.number().nonnegative().default(0),
-    concurrency: positiveInteger.default(4),
-    seed: z.number().int().nonnegative().default(0),
-  }),
+  target: z
+    .strictObject({
+      /** `tau2`: τ²-bench domains from `dataDirectory`; `mini`: the procedurally generated TRACE-mini world (src/envs/mini). */
+      kind: z.enum(["tau2", "mini"]).default("tau2"),
+      /** τ²-bench's `data/tau2` (one sub-directory per domain); required for `tau2`. */
+      dataDirectory: z.string().min(1).optional(),
+      domains: z.array(z.enum(["airline", "retail"])).min(1).default(["airline", "retail"]),
+      /** The first N tasks of each domain (τ²'s order); all when unset. */
+      tasksPerDomain: positiveInteger.optional(),
+      /** `mini`: the base rollouts (analysis) use seeds 0 … trainingSeeds − 1; evaluation uses held-out seeds from `evaluationSeedStart`. */
+      trainingSeeds: positiveInteger.default(60),
+      evaluationSeedStart: z.number().int().nonnegative().default(100_000),
+      evaluationSeedCount: positiveInteger.default(60),
+      trials: positiveInteger.default(1),
+      user: z.literal("scripted").default("scripted"),
+      maxSteps: positiveInteger.default(50),
+      maxTokens: positiveInteger.optional(),
+      temperature: z.number().nonnegative().default(0),
+      concurrency: positiveInteger.default(4),
+      seed: z.number().int().nonnegative().default(0),
+    })
+    .refine((target) => target.kind !== "tau2" || target.dataDirectory !== undefined, { message: "dataDirectory is required for a tau2 target", path: ["dataDirectory"] })
+    .refine((target) => target.kind !== "mini" || target.evaluationSeedStart >= target.trainingSeeds, {
+      message: "evaluationSeedStart must be at least trainingSeeds (evaluation seeds are held out)",
+      path: ["evaluationSeedStart"],
+    }),
   analysis: z
     .strictObject({
       labeler: z.literal("reference").default("reference"),
@@ -87,10 +118,14 @@ export const pipelineConfigSchema = z.strictObject({
     .default({ iterations: 40, groups: 8, samples: 8, learningRate: 1e-5, rank: 16, temperature: 1, concurrency: 8, checkpointEvery: 5, seeds: 100 }),
   routing: z
     .strictObject({
+      /** `model`: the base model scores one-token labels (the paper's router); `retrieval`: nearest synthetic-environment requests (for models too small to classify). */
+      method: z.enum(["model", "retrieval"]).default("model"),
       /** One per option, in order: the capabilities' labels, then "none of these"'s; default "A", "B", …. */
       labels: z.array(z.string().min(1)).optional(),
+      /** `retrieval`: example requests per capability, from its environment's seeds 0 … N − 1. */
+      examples: positiveInteger.default(40),
     })
-    .default({}),
+    .default({ method: "model", examples: 40 }),
   evaluation: z
     .strictObject({
       /** Held-out seeds of each capability environment for the adapter's before/after reward. */
@@ -99,6 +134,23 @@ export const pipelineConfigSchema = z.strictObject({
       maxSteps: positiveInteger.optional(),
     })
     .default({ heldOutSeeds: [1000, 1001, 1002, 1003] }),
+  /** `trace compare` (and the pipeline's last stage when present): methods under one rollout budget. */
+  compare: z
+    .strictObject({
+      methods: z.array(z.enum(COMPARE_METHODS)).min(1).default([...COMPARE_METHODS]),
+      /** Training seeds; every method is trained once per seed. */
+      seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
+      /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
+      curvePoints: positiveInteger.default(2),
+      /** Evaluation episodes per task, each with its own sampling seed. */
+      evaluationTrials: positiveInteger.default(1),
+      temperature: z.number().nonnegative().default(0),
+      /** GEPA's reflection model (OpenAI-compatible); default: the base model on the worker. */
+      reflection: z.strictObject({ baseUrl: z.string().url(), model: z.string().min(1), apiKey: z.string().optional() }).optional(),
+      /** SFT baseline settings. */
+      sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
+    })
+    .optional(),
 });
 
 /** A validated configuration with defaults applied. */
@@ -122,7 +174,7 @@ export function parsePipelineConfig(value: unknown, file: string, options: { run
     ...config,
     runDirectory,
     model: { ...config.model, path: path.resolve(config.model.path ?? path.join(runDirectory, "model")) },
-    target: { ...config.target, dataDirectory: path.resolve(config.target.dataDirectory) },
+    target: { ...config.target, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: path.resolve(config.target.dataDirectory) }) },
   };
 }
 

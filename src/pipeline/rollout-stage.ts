@@ -1,5 +1,4 @@
-/** Stage 1, rollout: the base model on the target tasks (scripted user: the task's instructions, then ###STOP###) into `store.sqlite`. */
-import { createScriptedUser } from "../rollout/scripted-user.js";
+/** Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. */
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { loadTargetDomains } from "./target-tasks.js";
@@ -11,7 +10,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
   const store = context.openStore("store.sqlite");
   const parts: string[] = [];
   try {
-    for (const { environment, tasks } of loadTargetDomains(context.config)) {
+    for (const { environment, tasks, makeUser } of await loadTargetDomains(context.config)) {
       const summary = await runRollouts({
         environment,
         tasks,
@@ -19,7 +18,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
         concurrency: target.concurrency,
         store,
         policy,
-        makeUser: (task) => createScriptedUser([task.userInstructions]),
+        makeUser,
         sampling: { temperature: target.temperature, ...(target.maxTokens === undefined ? {} : { maxTokens: target.maxTokens }) },
         baseSeed: target.seed,
         maxSteps: target.maxSteps,

@@ -1,14 +1,18 @@
 /**
- * Stage 5, route: one routing decision per target task (its first user message in the base rollout) over the trained
- * adapters and "none of these", scored by the base model; written to `eval/routing.json`.
+ * Stage 5, route: one routing decision per target task (training and evaluation tasks; the request is its first user
+ * message) over the trained adapters and "none of these", by the base model's label scores or by retrieval over the
+ * capability environments' requests; written to `eval/routing.json` with, for a module target whose instances name
+ * their family, the routing accuracy.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createRouter } from "../routing/create-router.js";
+import { createRetrievalRouter } from "../routing/retrieval-router.js";
 import { defaultLabels } from "../routing/routing-labels.js";
-import type { RoutingOption } from "../routing/routing-option.js";
+import type { RoutingDecision, RoutingOption } from "../routing/routing-option.js";
 import { solutionTranscript } from "../routing/solution-transcript.js";
 import { createTokenizeClient } from "../routing/tokenize-client.js";
+import type { Task } from "../spec/task.js";
 import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingFile, type RoutingFile } from "./routing-file.js";
@@ -32,29 +36,74 @@ export async function routingOptions(context: PipelineContext): Promise<RoutingO
   return options;
 }
 
+/** A router over the run's options as the configuration asks. */
+export async function createRunRouter(context: PipelineContext): Promise<{ options: readonly RoutingOption[]; describe: string; route(request: string): Promise<RoutingDecision> }> {
+  const { config } = context;
+  const options = await routingOptions(context);
+  if (config.routing.method === "retrieval") {
+    const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
+    const withExamples = [];
+    for (const option of options) {
+      const entry = option.capability === null ? undefined : environments.get(option.capability);
+      const runner = entry === undefined ? undefined : handWrittenRunner(entry.capability, entry.module);
+      const examples: string[] = [];
+      if (runner !== undefined) for (let seed = 0; seed < config.routing.examples; seed += 1) examples.push((await runner.generate(seed)).request);
+      withExamples.push({ ...option, examples });
+    }
+    const router = createRetrievalRouter({ options: withExamples });
+    return { options, describe: `retrieval over ${config.routing.examples} requests per capability environment`, route: (request) => Promise.resolve(router.route(request)) };
+  }
+  const worker = await context.worker();
+  const router = await createRouter({ chat: await context.sampler(), tokenize: createTokenizeClient({ baseUrl: worker.baseUrl }), options });
+  return { options, describe: `labels ${router.options.map((option, index) => `${option.label}=${option.capability ?? "none"} (token ${router.tokenIds[index]})`).join(", ")}`, route: (request) => router.route(request) };
+}
+
+/** The `facts.family` of a generated instance, when the module records one. */
+function familyOf(facts: Record<string, unknown> | undefined): string | undefined {
+  const family = facts?.family;
+  return typeof family === "string" ? family : undefined;
+}
+
 /** Routes every target task; returns a one-line summary. */
 export async function runRouteStage(context: PipelineContext): Promise<string> {
   const { config } = context;
-  const worker = await context.worker();
-  const router = await createRouter({ chat: await context.sampler(), tokenize: createTokenizeClient({ baseUrl: worker.baseUrl }), options: await routingOptions(context) });
-  context.log(`  labels ${router.options.map((option, index) => `${option.label}=${option.capability ?? "none"} (token ${router.tokenIds[index]})`).join(", ")}`);
+  const router = await createRunRouter(context);
+  context.log(`  ${router.describe}`);
   const store = context.openStore("store.sqlite");
   const file: RoutingFile = { options: router.options.map(({ example: _example, ...option }) => option), decisions: [] };
+  const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
+  const optionFamily = new Map<string, string | undefined>();
+  for (const option of router.options) {
+    const entry = option.capability === null ? undefined : environments.get(option.capability);
+    optionFamily.set(option.label, entry === undefined ? undefined : familyOf((await handWrittenRunner(entry.capability, entry.module).generate(0)).facts));
+  }
+  let judged = 0;
+  let correct = 0;
   try {
-    for (const { environment, tasks } of loadTargetDomains(config)) {
-      for (const task of tasks) {
-        const episode = store.getEpisode({ environment: environment.name, taskId: task.id, trial: 0 });
+    for (const domain of await loadTargetDomains(config)) {
+      const seen = new Set<string>();
+      const all: Task[] = [...domain.tasks, ...domain.evaluationTasks].filter((task) => !seen.has(task.id) && seen.add(task.id) !== undefined);
+      for (const task of all) {
+        const episode = store.getEpisode({ environment: domain.environment.name, taskId: task.id, trial: 0 });
         const first = episode?.messages?.find((message) => message.role === "user");
-        const request = first !== undefined && typeof first.content === "string" ? first.content : task.userInstructions;
-        file.decisions.push({ environment: environment.name, taskId: task.id, ...(await router.route(request)) });
+        const request = first !== undefined && typeof first.content === "string" ? first.content : domain.request(task);
+        const decision = await router.route(request);
+        file.decisions.push({ environment: domain.environment.name, taskId: task.id, ...decision });
+        const family = domain.moduleEnvironment === undefined ? undefined : familyOf(domain.moduleEnvironment.instance(task).facts);
+        if (family !== undefined && domain.evaluationTasks.includes(task)) {
+          judged += 1;
+          if (optionFamily.get(decision.label) === family) correct += 1;
+        }
       }
     }
   } finally {
     store.close();
   }
+  if (judged > 0) file.accuracy = { tasks: judged, correct, accuracy: correct / judged, note: "evaluation tasks whose family matches the chosen capability environment's family" };
   mkdirSync(path.dirname(routingFile(config.runDirectory)), { recursive: true });
   writeFileSync(routingFile(config.runDirectory), JSON.stringify(file, null, 2) + "\n");
   const counts = new Map<string, number>();
   for (const decision of file.decisions) counts.set(decision.capability ?? "base", (counts.get(decision.capability ?? "base") ?? 0) + 1);
-  return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}`;
+  const accuracy = file.accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * file.accuracy.accuracy).toFixed(1)}% (${correct}/${judged})`;
+  return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}${accuracy}`;
 }

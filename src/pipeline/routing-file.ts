@@ -7,6 +7,8 @@ export interface RoutingFile {
   /** The options offered, in order (examples left out). */
   options: Omit<RoutingOption, "example">[];
   decisions: (RoutingDecision & { environment: string; taskId: string })[];
+  /** Routing accuracy on evaluation tasks, when the target's instances name their family (TRACE-mini). */
+  accuracy?: { tasks: number; correct: number; accuracy: number; note: string };
 }
 
 /** Path of the routing file. */

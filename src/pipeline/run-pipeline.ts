@@ -1,5 +1,5 @@
 /**
- * `trace run`: rollout → analyze → synthesize → train → route → evaluate. Each stage writes `stages/<stage>.json` when
+ * `trace run`: base (TRACE-mini only) → rollout → analyze → synthesize → train → route → evaluate → compare (when configured). Each stage writes `stages/<stage>.json` when
  * it finishes and is skipped on a later run while that marker exists (delete a marker to redo a stage); the report is
  * printed at the end either way.
  */
@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
+import { runBaseStage } from "./base-stage.js";
+import { runCompareStage } from "./compare-stage.js";
 import { reportFile, runEvaluateStage } from "./evaluate-stage.js";
 import { createPipelineContext, type PipelineContext } from "./pipeline-context.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
@@ -17,7 +19,7 @@ import { runSynthesizeStage } from "./synthesize-stage.js";
 import { runTrainStage, type GrpoTrainer } from "./train-stage.js";
 
 /** The stages in order. */
-export const PIPELINE_STAGES = ["rollout", "analyze", "synthesize", "train", "route", "evaluate"] as const;
+export const PIPELINE_STAGES = ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 
 export interface RunPipelineOptions {
@@ -36,6 +38,8 @@ export interface PipelineResult {
 
 function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
   switch (stage) {
+    case "base":
+      return runBaseStage(context);
     case "rollout":
       return runRolloutStage(context);
     case "analyze":
@@ -48,6 +52,8 @@ function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: Gr
       return runRouteStage(context);
     case "evaluate":
       return runEvaluateStage(context);
+    case "compare":
+      return runCompareStage(context, trainer);
   }
 }
 

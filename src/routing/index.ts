@@ -7,5 +7,6 @@ export type { RoutingDecision, RoutingOption } from "./routing-option.js";
 export { ROUTING_PROMPT_FILE, routingMessages, routingPromptText } from "./routing-prompt.js";
 export { selectRoute } from "./select-route.js";
 export { solutionTranscript } from "./solution-transcript.js";
+export { createRetrievalRouter, RetrievalRouterError, type RetrievalOption, type RetrievalRouter, type RetrievalRouterOptions } from "./retrieval-router.js";
 export { createTokenizeClient, type Tokenize } from "./tokenize-client.js";
 export { TokenizeRequestError } from "./tokenize-request-error.js";

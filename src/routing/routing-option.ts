@@ -19,6 +19,6 @@ export interface RoutingDecision {
   model: string;
   /** Every option's label logprob (null when the server gave none for it), in option order. */
   logprobs: { label: string; logprob: number | null }[];
-  /** Where the logprobs came from. */
-  source: "label_logprobs" | "top_logprobs";
+  /** Where the scores came from (`retrieval`: log vote shares of the retrieval router). */
+  source: "label_logprobs" | "top_logprobs" | "retrieval";
 }

@@ -26,6 +26,8 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
         return sendJson(res, 200, { logprobs: [[-0.25]] });
       case "/v1/trainer/optim_step":
         return sendJson(res, 200, { step: 1, grad_norm: 0.5 });
+      case "/v1/trainer/export_merged":
+        return sendJson(res, 200, { path: "/abs/merged", merged_modules: 14 });
       case "/v1/trainer/adapters":
         return sendJson(res, 200, {
           adapters: [{ name: "a1", rank: 8, alpha: 16, target_modules: ["q_proj"], step: 1, trainable_parameters: 1234, source: "created" }],
@@ -64,6 +66,7 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
     await client.saveAdapter({ adapter: "a1", path: "/tmp/a1" });
     await client.saveState({ adapter: "a1", path: "/tmp/a1-state" });
     await client.loadState({ adapter: "a2", path: "/tmp/a1-state" });
+    assert.deepEqual(await client.exportMerged({ adapter: "a1", path: "merged" }), { path: "/abs/merged", mergedModules: 14 });
     await client.deleteAdapter("a1");
 
     const sent = server.received.map((request) => [request.method, request.path, request.body]);
@@ -88,6 +91,7 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
       ["POST", "/v1/trainer/save_adapter", { adapter: "a1", path: "/tmp/a1" }],
       ["POST", "/v1/trainer/save_state", { adapter: "a1", path: "/tmp/a1-state" }],
       ["POST", "/v1/trainer/load_state", { adapter: "a2", path: "/tmp/a1-state" }],
+      ["POST", "/v1/trainer/export_merged", { adapter: "a1", path: "merged" }],
       ["POST", "/v1/trainer/delete_adapter", { name: "a1" }],
     ]);
     for (const request of server.received) assert.equal(request.headers.authorization, "Bearer secret", request.path);
@@ -177,6 +181,10 @@ test("a 2xx answer of the wrong shape is a WorkerResponseError naming each probl
       return true;
     });
     await assert.rejects(client.optimStep({ adapter: "a1" }), (error: unknown) => WorkerResponseError.isInstance(error) && /body is not JSON/.test(error.message));
+    await assert.rejects(
+      client.exportMerged({ adapter: "a1", path: "/m" }),
+      (error: unknown) => WorkerResponseError.isInstance(error) && error.problems.some((problem) => problem.startsWith("path: ")),
+    );
   } finally {
     await server.close();
   }

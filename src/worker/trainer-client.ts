@@ -12,6 +12,7 @@ import {
   forwardSchema,
   healthSchema,
   mergedAdapterSchema,
+  mergedCheckpointSchema,
   modelListSchema,
   optimStepSchema,
 } from "./trainer-response-schemas.js";
@@ -25,6 +26,7 @@ import type {
   ForwardRequest,
   MergeAdaptersOptions,
   MergedAdapter,
+  MergedCheckpoint,
   OptimStepOptions,
   OptimStepResult,
   ServedModel,
@@ -83,6 +85,11 @@ export interface TrainerClient {
   saveState(target: AdapterPath, options?: RequestOptions): Promise<void>;
   /** Restores what `saveState` wrote, creating the adapter if the worker lacks it. */
   loadState(target: AdapterPath, options?: RequestOptions): Promise<void>;
+  /**
+   * Writes the base model with the adapter merged in as a complete checkpoint directory at `path` (absent or empty;
+   * written atomically), usable as a new base (`serve --model path`). The worker keeps serving the unmerged base.
+   */
+  exportMerged(target: AdapterPath, options?: RequestOptions): Promise<MergedCheckpoint>;
 }
 
 /** A datum in the wire's snake_case; optional series are left out when absent. */
@@ -229,5 +236,7 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
     async loadState(target, callOptions) {
       await call("POST", trainer("load_state"), { adapter: target.adapter, path: target.path }, anyObjectSchema, callOptions);
     },
+    exportMerged: (target, callOptions) =>
+      call("POST", trainer("export_merged"), { adapter: target.adapter, path: target.path }, mergedCheckpointSchema, callOptions),
   };
 }

@@ -1,6 +1,15 @@
 /** zod schemas of the worker's JSON responses (PROTOCOL.md), mapped to the client's camelCase types. Unknown fields are ignored. */
 import { z } from "zod";
-import type { AdapterInfo, CreatedAdapter, ForwardBackwardResult, MergedAdapter, OptimStepResult, ServedModel, WorkerHealth } from "./trainer-types.js";
+import type {
+  AdapterInfo,
+  CreatedAdapter,
+  ForwardBackwardResult,
+  MergedAdapter,
+  MergedCheckpoint,
+  OptimStepResult,
+  ServedModel,
+  WorkerHealth,
+} from "./trainer-types.js";
 
 const count = z.number().int().nonnegative();
 /** A metric the worker reports as null (or leaves out) when it does not apply. */
@@ -113,3 +122,7 @@ export const mergedAdapterSchema = z
       meanRelativeError: body.mean_relative_error,
     }),
   );
+
+export const mergedCheckpointSchema = z
+  .object({ path: z.string().min(1), merged_modules: count })
+  .transform((body): MergedCheckpoint => ({ path: body.path, mergedModules: body.merged_modules }));

@@ -46,6 +46,14 @@ export interface MergedAdapter {
   meanRelativeError: number;
 }
 
+/** What `export_merged` wrote: a Hugging Face checkpoint directory of the base with the adapter merged in. */
+export interface MergedCheckpoint {
+  /** Absolute path of the directory (on the worker's file system). */
+  path: string;
+  /** Linear layers whose weight got the adapter's delta. */
+  mergedModules: number;
+}
+
 export interface CreateAdapterOptions {
   name: string;
   /** Default 16. */

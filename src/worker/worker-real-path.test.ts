@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -156,6 +156,42 @@ describe("the real worker", () => {
       await trainer.optimStep({ adapter, learningRate: 1e-2 });
     }
     assertClose(await trainerCompletionLogprobs("resumed", tokens), await trainerCompletionLogprobs("saved", tokens), 1e-5, "one more step each");
+  });
+
+  test("export_merged writes a checkpoint that a second worker serves with the adapter's logprobs; the first keeps its base", async () => {
+    await trainer.createAdapter({ name: "exported", rank: 16, alpha: 32 });
+    const tokens = sampled(await complete("exported", 41));
+    const datum = completionDatum(tokens, 1);
+    const baseBefore = await trainerCompletionLogprobs(undefined, tokens);
+    for (let step = 0; step < 3; step += 1) {
+      await trainer.forwardBackward({ adapter: "exported", loss: "cross_entropy", datums: [datum] });
+      await trainer.optimStep({ adapter: "exported", learningRate: 1e-2 });
+    }
+    const adapted = await trainerCompletionLogprobs("exported", tokens);
+    assert.ok(Math.max(...adapted.map((value, index) => Math.abs(value - baseBefore[index]!))) > 1e-3, "the adapter moved the logprobs");
+
+    const mergedDirectory = path.join(scratch, "exported-merged");
+    const written = await trainer.exportMerged({ adapter: "exported", path: mergedDirectory });
+    assert.deepEqual(written, { path: path.join(realpathSync(scratch), "exported-merged"), mergedModules: 14 }); // 7 projections × 2 layers
+    assert.ok(existsSync(path.join(mergedDirectory, "model.safetensors")) && existsSync(path.join(mergedDirectory, "tokenizer.json")));
+    await assert.rejects(trainer.exportMerged({ adapter: "exported", path: mergedDirectory }), (error: unknown) => {
+      assert.ok(WorkerRequestError.isInstance(error), String(error));
+      assert.deepEqual([error.status, error.param], [409, "path"]);
+      return true;
+    });
+    await assert.rejects(
+      trainer.exportMerged({ adapter: "nope", path: path.join(scratch, "never") }),
+      (error: unknown) => WorkerRequestError.isInstance(error) && error.status === 404 && error.param === "adapter",
+    );
+    assertClose(await trainerCompletionLogprobs(undefined, tokens), baseBefore, 1e-6, "the first worker's base is unchanged");
+
+    const second = await startWorker({ model: mergedDirectory, servedModelName: "merged" });
+    try {
+      const [mergedLogprobs] = await second.trainerClient().forward({ datums: [datum] });
+      assertClose(mergedLogprobs!.slice(tokens.promptTokenIds.length - 1), adapted, LOGPROB_TOLERANCE, "merged base vs adapter");
+    } finally {
+      await second.stop();
+    }
   });
 
   test("malformed requests get a 4xx WorkerRequestError naming the field; unknown adapters 404; the worker keeps serving", async () => {

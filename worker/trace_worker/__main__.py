@@ -77,11 +77,13 @@ def _serve(arguments: argparse.Namespace) -> int:
 
 
 def _init_tiny(arguments: argparse.Namespace) -> int:
-    from .tiny_checkpoint import create_tiny_checkpoint
+    from .tiny_checkpoint import corpus_documents, create_tiny_checkpoint
 
     shape = TinyModelShape(**{field.name: getattr(arguments, field.name) for field in dataclasses.fields(TinyModelShape)})
-    directory = create_tiny_checkpoint(Path(arguments.directory), shape)
-    print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory}", flush=True)
+    texts = corpus_documents([Path(file) for file in arguments.corpus]) if arguments.corpus else None
+    directory = create_tiny_checkpoint(Path(arguments.directory), shape, texts)
+    source = f"{len(arguments.corpus)} corpus file(s)" if arguments.corpus else "the project's text"
+    print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory} (tokenizer trained on {source})", flush=True)
     return 0
 
 
@@ -107,6 +109,12 @@ def parser() -> argparse.ArgumentParser:
     for field in dataclasses.fields(TinyModelShape):
         help_text = "> 0 makes a Qwen3-MoE model" if field.name == "experts" else None
         tiny.add_argument("--" + field.name.replace("_", "-"), type=int, default=field.default, help=help_text)
+    tiny.add_argument(
+        "--corpus",
+        action="append",
+        metavar="FILE",
+        help="train the tokenizer on this UTF-8 text file instead of the project's text (documents separated by blank lines); repeatable",
+    )
     tiny.set_defaults(run=_init_tiny)
     return root
 

@@ -24,7 +24,7 @@ from .trainer import Trainer
 
 log = logging.getLogger("trace_worker")
 
-TRAINER_CALLS = ("create_adapter", "delete_adapter", "merge_adapters", "forward_backward", "forward", "optim_step", "save_adapter", "save_state", "load_state")
+TRAINER_CALLS = ("create_adapter", "delete_adapter", "merge_adapters", "forward_backward", "forward", "optim_step", "save_adapter", "save_state", "load_state", "export_merged")
 
 
 class WorkerApplication:

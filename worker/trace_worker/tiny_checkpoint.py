@@ -1,10 +1,11 @@
 """Tiny Qwen3-style checkpoints the project makes itself: random weights, a byte-level BPE tokenizer trained with
-`tokenizers` on the project's own text, and a chat template of Qwen3's shape, saved as an ordinary Hugging Face
-checkpoint directory that loads like any other."""
+`tokenizers` on the project's own text (or on corpus files, `init-tiny --corpus FILE`), and a chat template of Qwen3's
+shape, saved as an ordinary Hugging Face checkpoint directory that loads like any other."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -88,6 +89,30 @@ def project_corpus(root: Path = REPOSITORY_ROOT) -> list[str]:
         files.extend(path for path in root.glob(pattern) if path.is_file())
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(set(files))]
     return texts + CHAT_SAMPLES * 50
+
+
+def corpus_documents(files: list[Path]) -> list[str]:
+    """The documents of custom corpus files, for training the tokenizer instead of the project's text (the chat
+    samples are added either way): UTF-8 text, documents separated by blank lines. (A file of one document per line
+    reads as one large document, which trains the same tokenizer: BPE counts words, not documents.)"""
+    if not files:
+        raise BadRequest("name at least one corpus file", "corpus", [])
+    documents: list[str] = []
+    for file in files:
+        if not file.is_file():
+            raise BadRequest(f"corpus file {file} does not exist (or is not a file)", "corpus", str(file))
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise BadRequest(f"corpus file {file} is not UTF-8 text: {error}", "corpus", str(file)) from error
+        except OSError as error:
+            raise BadRequest(f"corpus file {file} cannot be read: {error}", "corpus", str(file)) from error
+        pieces = [piece.strip("\n") for piece in re.split(r"\n(?:[ \t]*\n)+", text.replace("\r\n", "\n"))]
+        pieces = [piece for piece in pieces if piece.strip()]
+        if not pieces:
+            raise BadRequest(f"corpus file {file} is empty", "corpus", str(file))
+        documents.extend(pieces)
+    return documents + CHAT_SAMPLES * 50
 
 
 def train_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFast:

@@ -269,6 +269,17 @@ class Trainer:
             self.engine.save_adapter(name, path)
         return {"path": str(Path(path).resolve()), "files": ["adapter_config.json", "adapter_model.safetensors"]}
 
+    def export_merged(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Writes the base with adapter `adapter` merged in as a checkpoint directory at `path` (absent or empty)."""
+        from .merged_export import export_merged
+
+        name = string_field(body, "adapter")
+        path = string_field(body, "path")
+        self.engine.adapter(name)
+        if self.collective.rank == 0:
+            return export_merged(self.engine, name, path)
+        return {"path": path, "merged_modules": 0}  # the other ranks' answers are not sent
+
     def save_state(self, body: dict[str, Any]) -> dict[str, Any]:
         name = string_field(body, "adapter")
         path = Path(string_field(body, "path"))

@@ -54,7 +54,9 @@ test("every hand-written capability's ground truth becomes a transcript graded 1
   assert.equal(conversations.length, 12);
   for (const { messages, tools } of conversations) {
     assert.equal(messages[0]!.role, "system");
-    assert.equal(messages[1]!.role, "user");
+    // the agent loop's layout: the greeting, then the request
+    assert.deepEqual(messages[1], { role: "assistant", content: "Hi! How can I help you today?" });
+    assert.equal(messages[2]!.role, "user");
     assert.equal(messages.at(-1)!.role, "assistant");
     assert.ok(messages.some((message) => message.role === "tool"));
     assert.ok(tools.length > 0);

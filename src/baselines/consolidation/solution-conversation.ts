@@ -1,6 +1,6 @@
 /**
  * Successful synthetic trajectories for SFT: a capability environment's ground-truth solution played through the
- * environment adapter as a chat transcript (system prompt, the request, one assistant tool call per solution call with
+ * environment adapter as a chat transcript in the agent loop's layout (system prompt, the greeting, the request, one assistant tool call per solution call with
  * its tool result, the closing reply), graded by the module; only transcripts graded 1 are kept.
  */
 import type { Message, ToolCall } from "../../spec/message.js";
@@ -21,8 +21,11 @@ export interface SolutionConversation {
 export async function solutionConversation(environment: ModuleEnvironment, task: Task): Promise<SolutionConversation> {
   const instance = environment.instance(task);
   const episode = environment.start(task);
+  const greeting = environment.rules.greeting;
+  // The agent loop's layout: the greeting (when the rules have one) opens, then the user's request.
   const messages: Message[] = [
     { role: "system", content: environment.systemPrompt(task) },
+    ...(greeting === undefined ? [] : [{ role: "assistant" as const, content: greeting }]),
     { role: "user", content: instance.request },
   ];
   for (const [number, call] of instance.solution.entries()) {

@@ -3,7 +3,9 @@
  * scripted user (the task's instructions, then ###STOP###), for as many iterations as TRACE spent over all capabilities.
  */
 import { createScriptedUser } from "../../rollout/scripted-user.js";
+import type { SimulatedUser } from "../../rollout/simulated-user.js";
 import type { Environment } from "../../spec/environment.js";
+import type { Task } from "../../spec/task.js";
 import { runGrpo } from "../../training/run-grpo.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../../training/grpo-types.js";
 import { createMixtureEnvironment, type MixtureEnvironment } from "./mixture-environment.js";
@@ -12,6 +14,8 @@ import { createMixtureEnvironment, type MixtureEnvironment } from "./mixture-env
 export interface TargetDomainEnvironment {
   name: string;
   environment: Environment;
+  /** The task's simulated user [a scripted user reading the task's instructions, then ###STOP###]. */
+  makeUser?: (task: Task) => SimulatedUser;
 }
 
 export interface RunTargetGrpoOptions extends Omit<RunGrpoOptions, "environment" | "makeUser" | "capability" | "iterations"> {
@@ -34,7 +38,7 @@ export function totalCapabilityIterations(perCapability: Readonly<Record<string,
 /** Every target task of every domain (ids `<domain>/<task id>`, interleaved) with the scripted user. */
 export function createTargetEnvironment(domains: readonly TargetDomainEnvironment[]): MixtureEnvironment {
   return createMixtureEnvironment({
-    members: domains.map(({ name, environment }) => ({ name, environment, makeUser: (task) => createScriptedUser([task.userInstructions]) })),
+    members: domains.map(({ name, environment, makeUser }) => ({ name, environment, makeUser: makeUser ?? ((task: Task) => createScriptedUser([task.userInstructions])) })),
     tasksPerMember: Math.max(...domains.map(({ environment }) => environment.tasks().length)),
     name: `target(${domains.map(({ name }) => name).join("+")})`,
   });

@@ -2,14 +2,11 @@
 export type { Candidate, CandidateEvaluator, EvaluationOutcome } from "./candidate.js";
 export { acceptsMerge, acceptsMutation } from "./acceptance-rule.js";
 export { createAgentEvaluator, episodeFeedback, type AgentEvaluatorOptions } from "./agent-evaluator.js";
-export { BudgetExceededError } from "./budget-exceeded-error.js";
 export { CandidatePool, type PoolEntry } from "./candidate-pool.js";
 export { candidateSystemPrompt, seedCandidateFromCapabilities, withCandidatePrompt } from "./candidate-system-prompt.js";
 export { EmptyDatasetError } from "./empty-dataset-error.js";
 export { EmptyScoreTableError } from "./empty-score-table-error.js";
-export { EpisodeBudget } from "./episode-budget.js";
 export { EvaluatorOutputError } from "./evaluator-output-error.js";
-export { InvalidBudgetError } from "./invalid-budget-error.js";
 export { MergeHistory, mergeSubsample, planMerge, type MergePlan } from "./merge-proposal.js";
 export { MinibatchSampler } from "./minibatch-sampler.js";
 export { frontFrequencies, instanceFronts, removeDominatedCandidates, selectFromParetoFront } from "./pareto-front.js";

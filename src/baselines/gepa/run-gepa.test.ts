@@ -4,7 +4,8 @@ import { createChatClient } from "../../models/chat-client.js";
 import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
 import type { Message } from "../../spec/message.js";
 import type { Candidate, EvaluationOutcome } from "./candidate.js";
-import { BudgetExceededError } from "./budget-exceeded-error.js";
+import { BudgetExceededError } from "../budget/budget-exceeded-error.js";
+import { createRolloutBudget } from "../budget/rollout-budget.js";
 import { runGepa } from "./run-gepa.js";
 import { reflectionProposer, type TextProposer } from "./text-proposer.js";
 
@@ -66,7 +67,7 @@ test("an evaluation that does not fit is never started; a budget below the valid
   const options = { seedCandidate: { tool_use: "" }, trainingSet: [0, 1, 2], validationSet: [0, 1, 2, 3], evaluate: ruleEvaluator(log), propose: addMissingRule };
   const result = await runGepa({ ...options, budget: 6 });
   assert.deepEqual([result.budget.used, log.flat().length, result.iterations.length], [4, 4, 0]);
-  await assert.rejects(runGepa({ ...options, budget: 3 }), (error: BudgetExceededError) => error instanceof BudgetExceededError && error.requested === 4 && error.remaining === 3);
+  await assert.rejects(runGepa({ ...options, budget: 3 }), (error: BudgetExceededError) => error instanceof BudgetExceededError && error.requested === 4 && error.limit - error.spent === 3);
 });
 
 test("a full small run with a scripted reflection model accepts improvements and records the budget curve", async () => {
@@ -110,4 +111,15 @@ test("a full small run with a scripted reflection model accepts improvements and
     const parent = record.kind === "mutation" ? record.parentScores.reduce((total, score) => total + score, 0) : Math.max(...record.parentScores);
     assert.ok(record.kind === "mutation" ? child > parent : child >= parent, JSON.stringify(record));
   }
+});
+
+test("with a shared rollout ledger GEPA charges its evaluations as selection and stops where the ledger is spent", async () => {
+  const log: number[][] = [];
+  const ledger = createRolloutBudget({ limit: 30 });
+  ledger.charge("training", 10);
+  const result = await runGepa({ seedCandidate: { tool_use: "" }, trainingSet: [0, 1, 2], validationSet: [0, 1, 2, 3], evaluate: ruleEvaluator(log), propose: addMissingRule, budget: ledger });
+  assert.equal(result.budget.total, 20);
+  assert.equal(result.budget.used, log.flat().length);
+  assert.deepEqual(ledger.summary().byCategory, { training: 10, calibration: 0, selection: result.budget.used });
+  assert.ok(ledger.remaining() < 3, `stopped with ${ledger.remaining()} episodes left, less than a minibatch`);
 });

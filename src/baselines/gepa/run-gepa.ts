@@ -12,14 +12,14 @@
  *    and kept only if its sum is strictly greater. A kept child is scored on the whole validation set and added to
  *    the pool; it schedules one merge while fewer than `maxMerges` merges were accepted.
  *
- * Every instance evaluated costs one episode. Unlike gepa, which checks its budget between iterations and may pass
+ * Every instance evaluated costs one episode, charged to the shared rollout ledger. Unlike gepa, which checks its budget between iterations and may pass
  * it, an evaluation that does not fit the remaining budget is never started: the run stops there.
  */
+import { createRolloutBudget, type BudgetCategory, type RolloutBudget } from "../budget/rollout-budget.js";
 import type { Candidate, CandidateEvaluator, EvaluationOutcome } from "./candidate.js";
 import { acceptsMerge, acceptsMutation } from "./acceptance-rule.js";
 import { CandidatePool, type PoolEntry } from "./candidate-pool.js";
 import { EmptyDatasetError } from "./empty-dataset-error.js";
-import { EpisodeBudget } from "./episode-budget.js";
 import { EvaluatorOutputError } from "./evaluator-output-error.js";
 import { MergeHistory, mergeSubsample, planMerge } from "./merge-proposal.js";
 import { MinibatchSampler } from "./minibatch-sampler.js";
@@ -43,8 +43,13 @@ export interface GepaOptions<Instance> {
   validationSet: readonly Instance[];
   evaluate: CandidateEvaluator<Instance>;
   propose: TextProposer;
-  /** Episodes GEPA may evaluate in all (seed validation included). */
-  budget: number;
+  /**
+   * Episodes GEPA may evaluate in all (seed validation included): a number, or a shared rollout ledger that GEPA
+   * charges (category `selection` unless `budgetCategory` says otherwise) and stops at when it is spent.
+   */
+  budget: number | RolloutBudget;
+  /** [selection] */
+  budgetCategory?: BudgetCategory;
   /** Seeds selection, minibatches and merges (default 0). */
   seed?: number;
   /** Training instances per reflective minibatch (gepa `reflection_minibatch_size`, default 3). */
@@ -91,6 +96,7 @@ export interface HistoryPoint {
 }
 
 export interface GepaResult {
+  /** `total`: episodes GEPA could spend when it started; `used`: episodes it evaluated. */
   budget: { total: number; used: number };
   pool: PoolEntry[];
   /** Pool index of the candidate with the best mean validation score. */
@@ -118,7 +124,20 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
   const skipPerfectScore = options.skipPerfectScore ?? true;
   const merge = options.merge;
   const maxMerges = merge?.maxMerges ?? 5;
-  const budget = new EpisodeBudget(options.budget);
+  const ledger = typeof options.budget === "number" ? createRolloutBudget({ limit: options.budget }) : options.budget;
+  const category = options.budgetCategory ?? "selection";
+  const startSpent = ledger.spent();
+  const budget = {
+    total: ledger.remaining(),
+    get used() {
+      return ledger.spent() - startSpent;
+    },
+    get remaining() {
+      return ledger.remaining();
+    },
+    allows: (episodes: number) => episodes <= ledger.remaining(),
+    charge: (episodes: number) => ledger.charge(category, episodes),
+  };
   const pool = new CandidatePool(components);
   const selection = seededRandom(seed);
   const sampler = new MinibatchSampler(options.trainingSet.length, options.minibatchSize ?? 3, seededRandom(seed + 1));

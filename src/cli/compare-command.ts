@@ -1,0 +1,57 @@
+/** `trace compare RUN`: the methods of a finished (or partly finished) run under one rollout budget; writes the tables and curves. */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { COMPARE_METHODS, type CompareMethod } from "../compare/compare-methods.js";
+import { runCompare } from "../compare/run-compare.js";
+import { loadPipelineConfig } from "../pipeline/pipeline-config.js";
+import { createPipelineContext } from "../pipeline/pipeline-context.js";
+import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import { runGrpo } from "../training/run-grpo.js";
+import { UsageError } from "./usage-error.js";
+
+function methodList(value: string): CompareMethod[] {
+  const methods = value.split(",").map((method) => method.trim()).filter((method) => method !== "");
+  for (const method of methods) if (!(COMPARE_METHODS as readonly string[]).includes(method)) throw new UsageError(`--methods: unknown method ${JSON.stringify(method)} (known: ${COMPARE_METHODS.join(", ")})`);
+  if (methods.length === 0) throw new UsageError("--methods: name at least one method");
+  return methods as CompareMethod[];
+}
+
+function seedList(value: string): number[] {
+  const seeds = value.split(",").map((seed) => Number(seed.trim()));
+  for (const seed of seeds) if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seeds: ${JSON.stringify(value)} is not a comma-separated list of non-negative integers`);
+  return seeds;
+}
+
+/** Runs the comparison of the run in `runDirectory`. */
+export async function runCompareCommand(runDirectory: string, options: { methods?: string; seeds?: string; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<string[]> {
+  const configFile = path.join(runDirectory, "config.json");
+  if (!existsSync(configFile)) throw new UsageError(`${runDirectory} is not a run directory (no config.json; start it with \`trace run CONFIG\`)`);
+  const loaded = loadPipelineConfig(configFile, { runDirectory });
+  const compare = loaded.compare ?? { methods: [...COMPARE_METHODS], seeds: [0], curvePoints: 2, evaluationTrials: 1, temperature: 0, sft: { epochs: 2, batchSize: 8, learningRate: 1e-4 } };
+  const methods = options.methods === undefined ? compare.methods : methodList(options.methods);
+  const seeds = options.seeds === undefined ? compare.seeds : seedList(options.seeds);
+  const config = { ...loaded, compare: { ...compare, methods, seeds } };
+  const context = createPipelineContext(config, write);
+  try {
+    write(`trace compare ${config.name}: ${methods.join(", ")} × seeds ${seeds.join(", ")}`);
+    const written = await runCompare({ context, trainer: options.trainer ?? runGrpo, methods, seeds });
+    for (const file of written) write(`wrote ${file}`);
+    return written;
+  } finally {
+    await context.close();
+  }
+}
+
+export function registerCompareCommand(program: Command): void {
+  const write = (line: string) => void process.stdout.write(line + "\n");
+  program
+    .command("compare")
+    .description("train and evaluate the baselines and TRACE of a run at an equal rollout budget; writes compare/comparison.md, CSVs and curves")
+    .argument("<run>", "run directory of `trace run` (its config.json and capability environments)")
+    .option("--methods <list>", `comma-separated, of: ${COMPARE_METHODS.join(", ")} (default: the configuration's compare.methods, else all)`)
+    .option("--seeds <list>", "comma-separated training seeds (default: the configuration's compare.seeds, else 0)")
+    .action(async (runDirectory: string, options: { methods?: string; seeds?: string }) => {
+      await runCompareCommand(runDirectory, options, write);
+    });
+}

@@ -1,0 +1,97 @@
+/**
+ * Evaluates one snapshot of a method on the target's evaluation tasks: every task × trial through the agent loop with
+ * the snapshot's policy, stored in `compare/episodes.sqlite` under `<environment>|<label>` (a rerun skips finished
+ * episodes); every method gets the same evaluation sampling seeds, so scores are paired across methods.
+ */
+import type { ChatClient } from "../models/chat-client.js";
+import type { RoutingFile } from "../pipeline/routing-file.js";
+import type { TargetDomain } from "../pipeline/target-tasks.js";
+import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import { runRollouts } from "../rollout/rollout-runner.js";
+import type { TrajectoryStore } from "../store/trajectory-store.js";
+import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
+import type { SnapshotPolicy } from "./compare-setup.js";
+
+/** One domain's evaluation: passed / total episodes and mean reward. */
+export interface DomainScore {
+  domain: string;
+  passed: number;
+  total: number;
+  meanReward: number;
+}
+
+export interface EvaluateSnapshotOptions {
+  context: PipelineContext;
+  domains: readonly TargetDomain[];
+  routing: RoutingFile | undefined;
+  policy: SnapshotPolicy;
+  /** Unique per method, seed and snapshot (e.g. `trace|seed-0|96`). */
+  label: string;
+  store: TrajectoryStore;
+}
+
+/** Makes `model` samplable, loading the adapter at `adapterPath` when the worker does not serve it yet. */
+async function ensureServed(context: PipelineContext, model: string, adapterPath: string | undefined): Promise<void> {
+  if (adapterPath === undefined) return;
+  const trainer = (await context.worker()).trainerClient();
+  const served = new Set((await trainer.listModels()).map((entry) => entry.id));
+  if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
+}
+
+/** Runs (or resumes) the evaluation and scores it per domain. */
+export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promise<DomainScore[]> {
+  const { context, policy, store } = options;
+  const { config } = context;
+  const compare = config.compare!;
+  const base = config.model.servedModelName;
+  if (policy.kind === "model") await ensureServed(context, policy.model, policy.adapterPath);
+  if (policy.kind === "routed") for (const adapter of Object.values(policy.adapters)) await ensureServed(context, adapter.model, adapter.adapterPath);
+  const chosen = new Map((options.routing?.decisions ?? []).map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.capability]));
+  const clients = new Map<string, ChatClient>();
+  const client = async (model: string) => {
+    let found = clients.get(model);
+    if (found === undefined) {
+      found = await context.sampler(model);
+      clients.set(model, found);
+    }
+    return found;
+  };
+  const maxTokens = config.evaluation.maxTokens ?? config.target.maxTokens;
+  const scores: DomainScore[] = [];
+  for (const domain of options.domains) {
+    const prompted = policy.kind === "prompt" ? withCandidatePrompt(domain.environment, policy.candidate) : domain.environment;
+    const name = `${domain.environment.name}|${options.label}`;
+    const models = new Map<string, ChatClient>();
+    for (const task of domain.evaluationTasks) {
+      let model = base;
+      if (policy.kind === "model") model = policy.model;
+      if (policy.kind === "routed") {
+        const capability = chosen.get(`${domain.environment.name}\u0000${task.id}`);
+        model = capability === undefined || capability === null ? base : (policy.adapters[capability]?.model ?? base);
+      }
+      models.set(task.id, await client(model));
+    }
+    await runRollouts({
+      environment: { ...prompted, name },
+      tasks: domain.evaluationTasks,
+      trials: compare.evaluationTrials,
+      concurrency: config.target.concurrency,
+      store,
+      makePolicy: (episode) => models.get(episode.task.id)!,
+      makeUser: domain.makeUser,
+      sampling: { temperature: compare.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
+      baseSeed: 7_000_000 + config.target.seed,
+      maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps,
+      metadata: { stage: "compare", label: options.label },
+    });
+    const ids = new Set(domain.evaluationTasks.map((task) => task.id));
+    const episodes = store.listEpisodes({ environment: name, status: "finished" }).filter((episode) => ids.has(episode.taskId));
+    scores.push({
+      domain: domain.domain,
+      passed: episodes.filter((episode) => episode.success === true).length,
+      total: episodes.length,
+      meanReward: episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length,
+    });
+  }
+  return scores;
+}

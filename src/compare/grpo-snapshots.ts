@@ -1,0 +1,90 @@
+/**
+ * GRPO under a shared rollout budget for `trace compare`: runGrpo with the ledger's hooks (each iteration's episodes
+ * charged as training; a resumed run charges the iterations it restores), then the saved adapter of every checkpoint
+ * (`step-XXXX/`) as the points of the method's budget-vs-score curve.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { grpoBudgetHooks } from "../baselines/budget/grpo-budget.js";
+import type { RolloutBudget } from "../baselines/budget/rollout-budget.js";
+import type { SimulatedUser } from "../rollout/simulated-user.js";
+import type { Environment } from "../spec/environment.js";
+import type { Task } from "../spec/task.js";
+import { readCheckpoint } from "../training/grpo-checkpoint.js";
+import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import type { GrpoTrainer } from "../pipeline/train-stage.js";
+
+/** A saved adapter after `iteration` iterations. */
+export interface AdapterCheckpoint {
+  iteration: number;
+  adapterPath: string;
+}
+
+export interface BudgetedGrpoOptions {
+  context: PipelineContext;
+  trainer: GrpoTrainer;
+  environment: Environment;
+  makeUser: (task: Task) => SimulatedUser;
+  /** Checkpoint directory name under `adaptersDirectory`, and the adapter's name on the worker. */
+  name: string;
+  adaptersDirectory: string;
+  iterations: number;
+  seed: number;
+  budget: RolloutBudget;
+}
+
+/** Every `step-XXXX` adapter directory of a GRPO checkpoint directory, by iteration. */
+export function adapterCheckpoints(directory: string): AdapterCheckpoint[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory)
+    .filter((entry) => /^step-\d{4}$/.test(entry) && existsSync(path.join(directory, entry, "adapter_config.json")))
+    .map((entry) => ({ iteration: Number(entry.slice(5)), adapterPath: path.join(directory, entry) }))
+    .sort((left, right) => left.iteration - right.iteration);
+}
+
+/** Trains (or resumes) one adapter within the budget; returns its checkpoints. */
+export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<AdapterCheckpoint[]> {
+  const { context, budget, name } = options;
+  const { training } = context.config;
+  const perIteration = training.groups * training.samples;
+  const directory = path.join(options.adaptersDirectory, name);
+  const restored = readCheckpoint(directory)?.iteration ?? 0;
+  if (restored > 0) budget.charge("training", Math.min(restored, options.iterations) * perIteration);
+  if (restored < options.iterations) {
+    const worker = await context.worker();
+    const hooks = grpoBudgetHooks({
+      budget,
+      episodesPerIteration: perIteration,
+      onIteration: (metrics) => context.log(`    ${name} iteration ${metrics.iteration}/${options.iterations}: reward ${metrics.rewardMean.toFixed(3)}, ${budget.spent()}/${budget.limit} rollouts`),
+    });
+    const result = await options.trainer({
+      environment: options.environment,
+      makeUser: options.makeUser,
+      capability: name,
+      adapter: name,
+      trainer: worker.trainerClient(),
+      sampler: await context.sampler(name),
+      adapterConfig: { rank: training.rank },
+      adaptersDirectory: options.adaptersDirectory,
+      iterations: options.iterations,
+      groups: training.groups,
+      samples: training.samples,
+      baseSeed: options.seed,
+      learningRate: training.learningRate,
+      temperature: training.temperature,
+      concurrency: training.concurrency,
+      checkpointEvery: training.checkpointEvery,
+      ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
+      ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
+      onIteration: hooks.onIteration,
+      signal: hooks.signal,
+    });
+    if (result.aborted && !hooks.exhausted()) throw new Error(`training of ${name} was interrupted`);
+  }
+  return adapterCheckpoints(directory);
+}
+
+/** The latest checkpoint at or before `iteration` (null when none). */
+export function checkpointAt(checkpoints: readonly AdapterCheckpoint[], iteration: number): AdapterCheckpoint | null {
+  return [...checkpoints].reverse().find((checkpoint) => checkpoint.iteration <= iteration) ?? null;
+}

@@ -1,0 +1,34 @@
+/**
+ * The merge consolidation baseline of `trace compare`: the seed's TRACE capability adapters (trained, or reused, by
+ * the TRACE method) merged TIES-style into one adapter on the worker (`merge_adapters`: trim, sign election, disjoint
+ * mean of the LoRA deltas, refactorised by truncated SVD — a simplification of CORE-TSV), saved under
+ * `compare/seed-N/merge/adapter/`. It costs what TRACE costs; nothing more is sampled.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
+import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
+import { traceAdapters } from "./trace-method.js";
+
+export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome> {
+  const { context } = setup;
+  const budget = createRolloutBudget({ limit: setup.budgetLimit });
+  const adapters = await traceAdapters(setup, budget);
+  const finals = adapters.flatMap((adapter) => (adapter.checkpoints.length === 0 ? [] : [{ name: `${adapter.name}-i${adapter.checkpoints.at(-1)!.iteration}`, path: adapter.checkpoints.at(-1)!.adapterPath }]));
+  const name = `s${setup.seed}-merge`;
+  const adapterPath = path.join(setup.directory, "merge", "adapter");
+  const notes: string[] = [];
+  if (finals.length === 1) {
+    return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: finals[0]!.name, adapterPath: finals[0]!.path } }], budget: budget.summary(), notes: ["one capability adapter: nothing to merge"] };
+  }
+  if (!existsSync(path.join(adapterPath, "adapter_config.json"))) {
+    const trainer = (await context.worker()).trainerClient();
+    const served = new Set((await trainer.listModels()).map((model) => model.id));
+    for (const adapter of finals) if (!served.has(adapter.name)) await trainer.loadLoraAdapter({ loraName: adapter.name, loraPath: adapter.path });
+    if (served.has(name)) await trainer.deleteAdapter(name);
+    const merged = await trainer.mergeAdapters({ name, sources: finals.map((adapter) => adapter.name), method: "ties" });
+    notes.push(`merged ${finals.length} adapters (largest relative SVD error ${JSON.stringify(merged)})`);
+    await trainer.saveAdapter({ adapter: name, path: adapterPath });
+  }
+  return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: `${name}-final`, adapterPath } }], budget: budget.summary(), notes };
+}

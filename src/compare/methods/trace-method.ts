@@ -1,0 +1,63 @@
+/**
+ * TRACE in `trace compare`: one GRPO adapter per capability environment (the pipeline's own adapters for seed 0 when
+ * the run trained them with that seed; fresh ones under `compare/seed-N/trace/` otherwise), routed per task by the
+ * run's routing decisions. Snapshot k uses each capability's checkpoint at the k-th share of its iterations.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
+import { createInstanceUser, createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
+import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
+import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
+
+/** Seeds 0 … n − 1. */
+export function trainingSeeds(count: number): number[] {
+  return Array.from({ length: count }, (_, seed) => seed);
+}
+
+/** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
+export async function traceAdapters(setup: CompareSetup, budget = createRolloutBudget({ limit: setup.budgetLimit })): Promise<{ capability: string; name: string; checkpoints: AdapterCheckpoint[] }[]> {
+  const { context } = setup;
+  const { config } = context;
+  const adapters = [];
+  for (const { capability, runner } of setup.capabilities) {
+    // The pipeline's train stage ran runGrpo with seed 0 and the capability as the adapter's name: reuse it.
+    const reuse = setup.seed === 0 && existsSync(path.join(config.runDirectory, "adapters", capability, "training.json"));
+    const adaptersDirectory = reuse ? path.join(config.runDirectory, "adapters") : path.join(setup.directory, "trace");
+    const name = reuse ? capability : `s${setup.seed}-${capability}`;
+    const environment = await createModuleEnvironment({ runner, seeds: trainingSeeds(config.training.seeds), name: `synthetic-${capability}` });
+    const checkpoints = await trainWithinBudget({
+      context,
+      trainer: setup.trainer,
+      environment,
+      makeUser: (task) => createInstanceUser(environment.instance(task)),
+      name,
+      adaptersDirectory,
+      iterations: config.training.iterations,
+      seed: setup.seed,
+      budget,
+    });
+    adapters.push({ capability, name, checkpoints });
+  }
+  return adapters;
+}
+
+export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome> {
+  const { training } = setup.context.config;
+  const budget = createRolloutBudget({ limit: setup.budgetLimit });
+  const adapters = await traceAdapters(setup, budget);
+  const perIteration = training.groups * training.samples;
+  const snapshots: Snapshot[] = setup.fractions.map((fraction) => {
+    const iteration = Math.round(fraction * training.iterations);
+    let episodes = 0;
+    const chosen: Record<string, { model: string; adapterPath: string }> = {};
+    for (const adapter of adapters) {
+      const checkpoint = checkpointAt(adapter.checkpoints, iteration);
+      if (checkpoint === null) continue;
+      episodes += checkpoint.iteration * perIteration;
+      chosen[adapter.capability] = { model: `${adapter.name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath };
+    }
+    return { episodes, policy: { kind: "routed", adapters: chosen } };
+  });
+  return { snapshots, budget: budget.summary(), notes: [`${adapters.length} capability adapters: ${adapters.map((adapter) => adapter.name).join(", ")}`] };
+}

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { formatPoints, renderComparisonMarkdown } from "./comparison-markdown.js";
+import { HAND_MADE, OPTIONS, result } from "./comparison-test-support.js";
+
+/** Rows of the Markdown table under `heading`, as trimmed cells (header first, delimiter row dropped). */
+function tableUnder(markdown: string, heading: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.indexOf(heading);
+  assert.ok(start >= 0, `heading ${heading}`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+  }
+  return rows.filter((row) => !row.every((cell) => /^:?-+:?$/.test(cell)));
+}
+
+describe("renderComparisonMarkdown", () => {
+  const markdown = renderComparisonMarkdown(HAND_MADE, OPTIONS);
+
+  test("Table 1 has one row per method in first-seen order with hand-computed mean ± sd", () => {
+    assert.deepEqual(tableUnder(markdown, "## Table 1: all methods"), [
+      ["method", "airline (%)", "retail (%)", "overall (%)", "delta vs base (points)", "seeds", "rollouts spent (mean)"],
+      ["Base agent", "60.0 ± 10.0", "40.0 ± 20.0", "50.0 ± 15.0", "ref", "3", "0"],
+      ["TRACE, routed adapters", "83.3 ± 5.8", "60.0 ± 10.0", "71.7 ± 5.8", "+21.7", "3", "990"],
+    ]);
+  });
+
+  test("Table 3 keeps only consolidation and trace methods", () => {
+    const table = tableUnder(markdown, "## Table 3: consolidation vs TRACE");
+    assert.deepEqual(
+      table.map((row) => row[0]),
+      ["method", "TRACE, routed adapters"],
+    );
+  });
+
+  test("states the title and the budget", () => {
+    assert.ok(markdown.startsWith("# Comparison on τ²-bench\n"));
+    assert.match(markdown, /^Budget: 1000 budgeted rollouts /m);
+    assert.doesNotMatch(markdown, /Over budget/);
+  });
+
+  test("one seed gives ± 0.0 and says n; no base drops the delta column; over-budget seeds are named", () => {
+    const single = renderComparisonMarkdown(
+      [result({ method: "gepa", label: "GEPA | prompts", group: "consolidation", seed: 7 }, 3, 4, 1200)],
+      OPTIONS,
+    );
+    assert.deepEqual(tableUnder(single, "## Table 1: all methods"), [
+      ["method", "airline (%)", "retail (%)", "overall (%)", "seeds", "rollouts spent (mean)"],
+      ["GEPA \\| prompts", "30.0 ± 0.0", "40.0 ± 0.0", "35.0 ± 0.0", "1", "1200"],
+    ]);
+    assert.match(single, /n = 1/);
+    assert.match(single, /Over budget: gepa seed 7 spent 1200\./);
+  });
+
+  test("formats signed points", () => {
+    assert.deepEqual([formatPoints(0.2166), formatPoints(-0.04), formatPoints(0), formatPoints(-0.00001)], ["+21.7", "-4.0", "+0.0", "+0.0"]);
+  });
+});

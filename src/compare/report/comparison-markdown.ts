@@ -1,0 +1,80 @@
+/** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds. */
+import { markdownTable } from "markdown-table";
+import type { ComparisonReportOptions, MethodSeedResult } from "./comparison-types.js";
+import type { Summary } from "./summary-statistics.js";
+import { summarizeMethods, type MethodSummary } from "./summarize-methods.js";
+
+/** Identifier of the method that the "delta vs base" column is measured from. */
+export const BASE_METHOD = "base";
+
+/** Formats a pass-rate summary (rates in [0, 1]) as `mean ± sd` in percent with one decimal. */
+export function formatPercent(summary: Summary): string {
+  return `${(summary.mean * 100).toFixed(1)} ± ${(summary.standardDeviation * 100).toFixed(1)}`;
+}
+
+/** Formats a difference of pass rates in percentage points with a sign, e.g. `+12.5`. */
+export function formatPoints(difference: number): string {
+  const points = (difference * 100).toFixed(1);
+  return difference >= 0 || points === "-0.0" ? `+${points.replace("-", "")}` : points;
+}
+
+function formatCount(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+function escapeCell(text: string): string {
+  return text.replaceAll("|", "\\|").replaceAll("\n", " ");
+}
+
+function table(methods: readonly MethodSummary[], domains: readonly string[], base: MethodSummary | undefined): string {
+  const header = [
+    "method",
+    ...domains.map((domain) => `${escapeCell(domain)} (%)`),
+    "overall (%)",
+    ...(base ? ["delta vs base (points)"] : []),
+    "seeds",
+    "rollouts spent (mean)",
+  ];
+  const rows = methods.map((method) => [
+    escapeCell(method.label),
+    ...domains.map((domain) => formatPercent(method.domains.get(domain)!)),
+    formatPercent(method.overall),
+    ...(base ? [method === base ? "ref" : formatPoints(method.overall.mean - base.overall.mean)] : []),
+    String(method.overall.count),
+    formatCount(method.spent.mean),
+  ]);
+  return markdownTable([header, ...rows], { align: ["l", ...header.slice(1).map(() => "r" as const)] });
+}
+
+function overBudget(results: readonly MethodSeedResult[], budget: number): string[] {
+  return results.filter((result) => result.budget.spent > budget).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent}`);
+}
+
+/** Renders comparison.md from all methods' results; throws the typed errors of `validateResults`. */
+export function renderComparisonMarkdown(results: readonly MethodSeedResult[], options: ComparisonReportOptions): string {
+  const { domains, methods } = summarizeMethods(results);
+  const base = methods.find((method) => method.method === BASE_METHOD);
+  const consolidation = methods.filter((method) => method.group === "consolidation" || method.group === "trace");
+  const exceeded = overBudget(results, options.budget);
+  const lines = [
+    `# ${options.title}`,
+    "",
+    `Budget: ${options.budget} budgeted rollouts (training + calibration + selection) per method and seed; evaluation episodes are not counted.` +
+      (exceeded.length > 0 ? ` Over budget: ${exceeded.join("; ")}.` : ""),
+    "",
+    "Cells are evaluation pass rates in percent, mean ± sample standard deviation over seeds; `seeds` is n. " +
+      `"overall" pools all domains' episodes of a seed.` +
+      (base ? ` "delta vs base" is the difference of overall means from ${escapeCell(base.label)}, in percentage points.` : ""),
+    ...(methods.some((method) => method.overall.count === 1) ? ["", "With n = 1 the ± 0.0 measures no spread: one seed only."] : []),
+    "",
+    "## Table 1: all methods",
+    "",
+    table(methods, domains, base),
+    "",
+    "## Table 3: consolidation vs TRACE",
+    "",
+    consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
+    "",
+  ];
+  return lines.join("\n");
+}

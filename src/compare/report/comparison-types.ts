@@ -1,0 +1,48 @@
+/** Input types of the `trace compare` report writer: one method's evaluation for one seed. */
+
+/** Which comparison table a method belongs to: Table 1 holds all, Table 3 only consolidation and trace. */
+export type MethodGroup = "baseline" | "consolidation" | "trace";
+
+/** One domain's evaluation: passed/total episodes and mean reward. */
+export interface DomainResult {
+  domain: string;
+  passed: number;
+  total: number;
+  meanReward: number;
+}
+
+/** Budgeted rollouts a method spent (training + calibration + selection) and evaluation episodes it ran. */
+export interface BudgetUse {
+  limit: number;
+  spent: number;
+  evaluation: number;
+}
+
+/** Pass rate in [0, 1] on the evaluation set after `episodes` budgeted rollouts. */
+export interface CurvePoint {
+  episodes: number;
+  score: number;
+}
+
+/** One method's result for one seed. */
+export interface MethodSeedResult {
+  /** Identifier, e.g. "trace", "grpo-target", "gepa", "base". */
+  method: string;
+  /** Display name, e.g. "TRACE (routed adapters)". */
+  label: string;
+  group: MethodGroup;
+  seed: number;
+  /** Evaluation per domain (e.g. "airline", "retail", or "mini"). */
+  domains: DomainResult[];
+  budget: BudgetUse;
+  /** Score after each evaluated number of budgeted rollouts; at least the final point. */
+  curve: CurvePoint[];
+}
+
+/** Options of the comparison report. */
+export interface ComparisonReportOptions {
+  /** Heading of comparison.md and title of the curves chart. */
+  title: string;
+  /** Budgeted rollouts allowed to each method and seed. */
+  budget: number;
+}

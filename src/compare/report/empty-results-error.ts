@@ -1,0 +1,7 @@
+/** The comparison report was asked for with no results; carries what it was given. */
+export class EmptyResultsError extends Error {
+  override readonly name = "EmptyResultsError";
+  constructor(readonly results: readonly unknown[]) {
+    super("cannot write a comparison report without results");
+  }
+}

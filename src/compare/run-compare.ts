@@ -1,0 +1,131 @@
+/**
+ * `trace compare`: for every training seed, every chosen method under one rollout budget (what TRACE spends), each of
+ * its snapshots evaluated on the target's evaluation tasks; per method and seed `compare/seed-N/<method>/result.json`
+ * (a rerun skips methods with a result, and resumes training and evaluation inside the others), then the tables and
+ * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import { handWrittenRunner, readEnvironmentIndex } from "../pipeline/environment-index.js";
+import { readRoutingFile, routingFile } from "../pipeline/routing-file.js";
+import { loadTargetDomains } from "../pipeline/target-tasks.js";
+import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
+import type { CompareCapability, CompareSetup, MethodOutcome, Snapshot } from "./compare-setup.js";
+import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
+import { runGepaMethod } from "./methods/gepa-method.js";
+import { runMergeMethod } from "./methods/merge-method.js";
+import { runSftMethod } from "./methods/sft-method.js";
+import { runMixtureMethod, runTargetGrpoMethod } from "./methods/single-adapter-grpo.js";
+import { runTraceMethod } from "./methods/trace-method.js";
+import type { MethodSeedResult } from "./report/comparison-types.js";
+import { writeComparisonReport } from "./report/write-comparison-report.js";
+
+export interface RunCompareOptions {
+  context: PipelineContext;
+  trainer: GrpoTrainer;
+  methods: readonly CompareMethod[];
+  seeds: readonly number[];
+}
+
+/** What `result.json` holds: the report's row plus each snapshot's scores and the method's notes. */
+export interface MethodSeedRecord extends MethodSeedResult {
+  snapshots: { episodes: number; policy: Snapshot["policy"]; domains: DomainScore[] }[];
+  notes: string[];
+}
+
+/** No capability environment to train: the synthesize stage kept none. */
+export class NoCapabilityEnvironmentsError extends Error {
+  override readonly name = "NoCapabilityEnvironmentsError";
+  constructor(readonly runDirectory: string) {
+    super(`${runDirectory} has no capability environments (environments/index.json is empty or missing): run the pipeline's synthesize stage first`);
+  }
+}
+
+function runMethod(method: Exclude<CompareMethod, "base">, setup: CompareSetup): Promise<MethodOutcome> {
+  switch (method) {
+    case "trace":
+      return runTraceMethod(setup);
+    case "grpo-target":
+      return runTargetGrpoMethod(setup);
+    case "gepa":
+      return runGepaMethod(setup);
+    case "mixture":
+      return runMixtureMethod(setup);
+    case "sft":
+      return runSftMethod(setup);
+    case "merge":
+      return runMergeMethod(setup);
+  }
+}
+
+function overall(domains: readonly DomainScore[]): number {
+  const total = domains.reduce((sum, domain) => sum + domain.total, 0);
+  return total === 0 ? 0 : domains.reduce((sum, domain) => sum + domain.passed, 0) / total;
+}
+
+/** Runs the comparison; returns the paths of the written report files. */
+export async function runCompare(options: RunCompareOptions): Promise<string[]> {
+  const { context } = options;
+  const { config } = context;
+  const compare = config.compare;
+  if (compare === undefined) throw new RangeError("the configuration has no `compare` section");
+  const index = readEnvironmentIndex(config.runDirectory);
+  if (index.environments.length === 0) throw new NoCapabilityEnvironmentsError(config.runDirectory);
+  const capabilities: CompareCapability[] = index.environments.map((entry) => ({ capability: entry.capability, description: entry.description, runner: handWrittenRunner(entry.capability, entry.module) }));
+  const { training } = config;
+  const budgetLimit = capabilities.length * training.iterations * training.groups * training.samples;
+  const fractions = Array.from({ length: compare.curvePoints }, (_, index) => (index + 1) / compare.curvePoints);
+  const domains = await loadTargetDomains(config);
+  const routing = existsSync(routingFile(config.runDirectory)) ? readRoutingFile(config.runDirectory) : undefined;
+  const root = path.join(config.runDirectory, "compare");
+  mkdirSync(root, { recursive: true });
+  const store = context.openStore(path.join("compare", "episodes.sqlite"));
+  const results: MethodSeedRecord[] = [];
+  try {
+    for (const seed of options.seeds) {
+      const directory = path.join(root, `seed-${seed}`);
+      const setup: CompareSetup = { context, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
+      const base = config.model.servedModelName;
+      const baseScores = await evaluateSnapshot({ context, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
+      for (const method of options.methods) {
+        const file = path.join(directory, method, "result.json");
+        if (existsSync(file)) {
+          results.push(JSON.parse(readFileSync(file, "utf8")) as MethodSeedRecord);
+          context.log(`  seed ${seed} ${method}: done earlier`);
+          continue;
+        }
+        context.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
+        const started = Date.now();
+        const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: { limit: budgetLimit, spent: 0, remaining: budgetLimit, byCategory: { training: 0, calibration: 0, selection: 0 }, evaluation: 0 }, notes: ["no training"] } : await runMethod(method, setup);
+        const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
+        for (const snapshot of outcome.snapshots) {
+          if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
+          const scores = await evaluateSnapshot({ context, domains, routing, policy: snapshot.policy, label: `seed-${seed}|${method}|${snapshot.episodes}`, store });
+          snapshots.push({ ...snapshot, domains: scores });
+        }
+        const final = snapshots.at(-1)!;
+        const evaluation = snapshots.reduce((sum, snapshot) => sum + snapshot.domains.reduce((total, domain) => total + domain.total, 0), 0);
+        const record: MethodSeedRecord = {
+          method,
+          label: METHOD_INFO[method].label,
+          group: METHOD_INFO[method].group,
+          seed,
+          domains: final.domains,
+          budget: { limit: outcome.budget.limit, spent: outcome.budget.spent, evaluation },
+          curve: snapshots.map((snapshot) => ({ episodes: snapshot.episodes, score: overall(snapshot.domains) })),
+          snapshots,
+          notes: outcome.notes,
+        };
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+        context.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        results.push(record);
+      }
+    }
+  } finally {
+    store.close();
+  }
+  return writeComparisonReport(root, results, { title: `${config.name}: methods at an equal rollout budget`, budget: budgetLimit });
+}

@@ -1,0 +1,10 @@
+/** A scripted-expert deficit rate that is not a probability. */
+export class ExpertDeficitRateError extends Error {
+  override readonly name = "ExpertDeficitRateError";
+  constructor(
+    readonly deficit: string,
+    readonly rate: unknown,
+  ) {
+    super(`expert deficit ${deficit} must be a rate in [0, 1], got ${JSON.stringify(rate)}`);
+  }
+}

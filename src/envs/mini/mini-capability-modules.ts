@@ -1,0 +1,33 @@
+/** The TRACE-mini practice modules (one family each, practice wording and ids) and the target module. */
+import type { CapabilityModule } from "../../synthesis/sdk/capability-module.js";
+import miniService, { createMiniModule } from "./mini-service-module.js";
+
+/** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */
+export const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
+  capability: "mini_precondition_verification",
+  description: "Checking an order's status before cancelling it, and refusing when the policy does not allow the cancellation.",
+  families: ["precondition"],
+  phrasing: "practice",
+});
+
+/** Pay one order with the named method among look-alike payment method ids. */
+export const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
+  capability: "mini_tool_calling_precision",
+  description: "Calling a write tool with exactly the right ids, picking the payment method the user names among look-alike ids.",
+  families: ["payment"],
+  phrasing: "practice",
+});
+
+/** Cancel every one of two or three orders before saying the request is done. */
+export const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
+  capability: "mini_multi_step_completion",
+  description: "Carrying out every change of a multi-part request instead of stopping after the first one.",
+  families: ["multi_cancel"],
+  phrasing: "practice",
+});
+
+/** The three practice modules, one per capability the target needs. */
+export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECONDITION_VERIFICATION, MINI_TOOL_CALLING_PRECISION, MINI_MULTI_STEP_COMPLETION];
+
+/** The target world (all three families, target wording and ids). */
+export const MINI_TARGET_MODULE: CapabilityModule = miniService;

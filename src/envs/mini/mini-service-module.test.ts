@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Json } from "../../synthesis/sdk/capability-module.js";
+import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../../synthesis/sdk/index.js";
+import { MINI_CAPABILITY_MODULES, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
+import miniService, { createMiniModule } from "./mini-service-module.js";
+
+const seeds = Array.from({ length: 100 }, (_, index) => index);
+const sdk = createModuleSdk();
+
+for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES]) {
+  test(`${module.capability}: deterministic per seed, gold solves, do-nothing and read-only fail`, async () => {
+    const runner = nativeModuleRunner(module);
+    const report = await checkDeterminism(runner, seeds.slice(0, 30));
+    assert.equal(report.deterministic, true, JSON.stringify(report.mismatches[0]));
+    assert.deepEqual(module.generate(7, sdk), module.generate(7, sdk));
+    assert.notDeepEqual(module.generate(7, sdk), module.generate(8, sdk));
+    let solved = 0;
+    for (const seed of seeds) {
+      if ((await playSolution(runner, seed)).success) solved += 1;
+      assert.equal((await playDoNothing(runner, seed)).success, false, `do-nothing passes seed ${seed}`);
+      assert.equal((await playReadOnly(runner, seed)).success, false, `read-only passes seed ${seed}`);
+    }
+    assert.ok(solved >= 99, `gold solves ${solved}/100`);
+  });
+}
+
+test("the target draws all three families about equally; each practice module draws only its own", () => {
+  const families = (module: typeof miniService) => seeds.map((seed) => module.generate(seed, sdk).facts.family as string);
+  const counts = new Map<string, number>();
+  for (const family of families(MINI_TARGET_MODULE)) counts.set(family, (counts.get(family) ?? 0) + 1);
+  assert.deepEqual([...counts.keys()].sort(), ["multi_cancel", "payment", "precondition"]);
+  for (const count of counts.values()) assert.ok(count >= 20, JSON.stringify([...counts]));
+  assert.deepEqual(MINI_CAPABILITY_MODULES.map((module) => [...new Set(families(module))]), [["precondition"], ["payment"], ["multi_cancel"]]);
+  assert.equal(miniService, MINI_TARGET_MODULE);
+});
+
+test("instances are small with short regular ids; practice ids and sentences never occur in the target", () => {
+  const numbers = (text: string) => [...text.matchAll(/(?:#W|\bu)(\d+)/g)].map((match) => Number(match[1]));
+  const targetRequests = new Set<string>();
+  for (const seed of seeds) {
+    const instance = MINI_TARGET_MODULE.generate(seed, sdk);
+    targetRequests.add(instance.request.replace(/#W\d+|\bu\d+|\d{4}/g, "X"));
+    const users = instance.state.users as { [id: string]: { payment_methods: { payment_method_id: string; last_four: string }[] } };
+    const orders = instance.state.orders as { [id: string]: Json };
+    assert.equal(Object.keys(users).length, 1);
+    const [userId, user] = Object.entries(users)[0]!;
+    assert.match(userId, /^u\d\d$/);
+    assert.ok(user.payment_methods.length >= 2 && user.payment_methods.length <= 3);
+    for (const method of user.payment_methods) assert.match(method.payment_method_id, new RegExp(`^(card|gift)_${method.last_four}$`));
+    assert.ok(Object.keys(orders).length >= 2 && Object.keys(orders).length <= 4);
+    for (const id of Object.keys(orders)) assert.match(id, /^#W\d\d$/);
+    for (const value of numbers(JSON.stringify(instance.state))) assert.ok(value >= 10 && value <= 59, `target id ${value}`);
+  }
+  for (const module of MINI_CAPABILITY_MODULES) {
+    for (const seed of seeds) {
+      const instance = module.generate(seed, sdk);
+      for (const value of numbers(JSON.stringify(instance.state))) assert.ok(value >= 60 && value <= 99, `practice id ${value}`);
+      assert.equal(targetRequests.has(instance.request.replace(/#W\d+|\bu\d+|\d{4}/g, "X")), false, instance.request);
+    }
+  }
+});
+
+test("precondition: pending in about half the seeds; the tools cancel a delivered order anyway, and the verifier counts it wrong", async () => {
+  const module = createMiniModule({ capability: "only_precondition", description: "test", families: ["precondition"], phrasing: "target" });
+  const runner = nativeModuleRunner(module);
+  const instances = await Promise.all(seeds.map((seed) => runner.generate(seed)));
+  const pending = instances.filter((instance) => instance.facts.status === "pending").length;
+  assert.ok(pending >= 35 && pending <= 65, `pending ${pending}/100`);
+  const refused = instances.find((instance) => instance.facts.status !== "pending")!;
+  assert.deepEqual(refused.mustSay, ["cannot"]);
+  const orderId = (refused.facts.order_ids as string[])[0]!;
+  const outcome = await runner.runTool(refused.state, "cancel_pending_order", { order_id: orderId, reason: "no longer needed" });
+  assert.equal(outcome.error, false);
+  assert.match(outcome.output, /"status":"cancelled"/);
+  const verdict = await runner.verify({ instance: refused, calls: [], replies: ["It cannot be cancelled."], finalState: outcome.state });
+  assert.deepEqual(verdict, { reward: 0, success: false, breakdown: { DB: 0, COMMUNICATE: 1 } });
+  const unsaid = await runner.verify({ instance: refused, calls: [], replies: ["Done."], finalState: refused.state });
+  assert.deepEqual(unsaid.breakdown, { DB: 1, COMMUNICATE: 0 });
+});
+
+test("tools: compact JSON records, existence checks as errors that change nothing", () => {
+  const instance = MINI_TARGET_MODULE.generate(3, sdk);
+  const [userId] = Object.keys(instance.state.users as object);
+  const [orderId] = Object.keys(instance.state.orders as object);
+  const run = (name: string, args: { [key: string]: Json }) => MINI_TARGET_MODULE.runTool(instance.state, name, args, sdk);
+  assert.equal(run("get_user_details", { user_id: userId! }).output, JSON.stringify((instance.state.users as { [id: string]: Json })[userId!]));
+  assert.doesNotMatch(run("get_order_details", { order_id: orderId! }).output, /\s/);
+  for (const [name, args] of [
+    ["get_user_details", { user_id: "u00" }],
+    ["get_order_details", { order_id: "#W00" }],
+    ["cancel_pending_order", { order_id: orderId!, reason: "changed my mind" }],
+    ["modify_pending_order_payment", { order_id: orderId!, payment_method_id: "card_0000" }],
+    ["refund_everything", {}],
+  ] as const) {
+    const outcome = run(name, args);
+    assert.equal(outcome.error, true, name);
+    assert.match(outcome.output, /^Error: /);
+    assert.deepEqual(outcome.state, instance.state);
+  }
+});

@@ -1,0 +1,273 @@
+/**
+ * TRACE-mini: a tiny τ²-retail-shaped customer-service world that a 2–4 layer model trained from scratch can learn.
+ * One user per task (1 user, 2–3 payment methods, 2–4 orders), short regular ids (`u17`, `#W42`, `card_4821`), four
+ * τ² retail tools and a five-line policy. Three task families need three different capabilities:
+ *
+ * - `precondition`: cancel one order, pending in about half the seeds; the tools do not check the status, so the agent
+ *   must look the order up and refuse (saying "cannot") when it is processed or delivered.
+ * - `payment`: pay one pending order with a named method among look-alike ids (`card_4821`, `card_4812`, `gift_4281`).
+ * - `multi_cancel`: cancel two or three pending orders; every one of them must be done.
+ *
+ * Grading as τ²: DB (the final state equals the gold solution replayed on the initial state) × COMMUNICATE (every
+ * `mustSay` item appears in the agent's text replies, case-insensitively).
+ *
+ * Self-contained: no runtime imports (only types from the SDK contract), all randomness from `sdk.random` (seeded from `seed`).
+ */
+import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../../synthesis/sdk/capability-module.js";
+
+/** A kind of mini task, each exercising one capability. */
+export type MiniFamily = "precondition" | "payment" | "multi_cancel";
+
+/** How requests are worded and which id ranges they draw from: the target world, or the practice (synthetic) worlds. */
+export type MiniPhrasing = "target" | "practice";
+
+/** What `createMiniModule` builds a module from. */
+export interface MiniModuleOptions {
+  capability: string;
+  description: string;
+  /** The families `generate` picks from (uniformly, with the seed's generator). */
+  families: MiniFamily[];
+  phrasing: MiniPhrasing;
+}
+
+type State = { [key: string]: Json };
+type Row = { [key: string]: Json };
+
+/** The two cancellation reasons τ² retail accepts. */
+const REASONS = ["no longer needed", "ordered by mistake"] as const;
+
+// --- Tools: τ² retail names and argument names, schemas cut to the minimum. ------------------------------------------
+
+const stringArgument: Json = { type: "string" };
+const parameters = (properties: { [key: string]: Json }): { [key: string]: Json } => ({ type: "object", properties, required: Object.keys(properties) });
+const tool = (name: string, description: string, properties: { [key: string]: Json }): ModuleTool => ({
+  type: "function",
+  function: { name, description, parameters: parameters(properties) },
+});
+
+const tools: ModuleTool[] = [
+  tool("get_user_details", "Get a user's details.", { user_id: stringArgument }),
+  tool("get_order_details", "Get an order's details.", { order_id: stringArgument }),
+  tool("cancel_pending_order", "Cancel an order.", { order_id: stringArgument, reason: { type: "string", enum: [...REASONS] } }),
+  tool("modify_pending_order_payment", "Change an order's payment method.", { order_id: stringArgument, payment_method_id: stringArgument }),
+];
+
+const policy = `Only pending orders can be cancelled or have their payment changed.
+Check an order with get_order_details before cancelling it.
+Payment method ids come from get_user_details; use the one the user names.
+Do every change the user asks for, then say what you did.
+If a request is not allowed, change nothing and say it cannot be done.`;
+
+// --- Phrasing: request templates and id ranges. ---------------------------------------------------------------------
+
+/** Slots: {user}, {order} (one order), {orders} (a list), {method} ("card ending 4821"), {reason} (a clause). */
+interface Templates {
+  precondition: string[];
+  payment: string[];
+  multi_cancel: string[];
+  /** How the user describes a payment method, `{kind}` being "card" or "gift card". */
+  method: string;
+  /** Reason clauses for one order and for several, by reason. */
+  reasonOne: { [reason: string]: string };
+  reasonMany: { [reason: string]: string };
+}
+
+const TEMPLATES: { [phrasing in MiniPhrasing]: Templates } = {
+  target: {
+    precondition: ["I am {user}. Please cancel order {order}, {reason}.", "Hi, I am {user}. Can you cancel order {order}? {Reason}.", "This is {user}. I want order {order} cancelled, {reason}."],
+    payment: ["I am {user}. Please pay order {order} with my {method}.", "Hi, I am {user}. Can you change the payment of order {order} to my {method}?", "This is {user}. I want to pay order {order} with my {method}."],
+    multi_cancel: ["I am {user}. Please cancel orders {orders}, {reason}.", "Hi, I am {user}. Can you cancel orders {orders}? {Reason}.", "This is {user}. I want orders {orders} cancelled, {reason}."],
+    method: "{kind} ending {digits}",
+    reasonOne: { "no longer needed": "I no longer need it", "ordered by mistake": "I ordered it by mistake" },
+    reasonMany: { "no longer needed": "I no longer need them", "ordered by mistake": "I ordered them by mistake" },
+  },
+  practice: {
+    precondition: ["My user id is {user}. I would like to cancel {order} because {reason}.", "{user} here. Cancel my order {order} please, {reason}."],
+    payment: ["My user id is {user}. Please use my {method} for order {order}.", "{user} here. Switch order {order} to my {method} please."],
+    multi_cancel: ["My user id is {user}. I would like to cancel {orders} because {reason}.", "{user} here. Cancel my orders {orders} please, {reason}."],
+    method: "{kind} ending in {digits}",
+    reasonOne: { "no longer needed": "I do not need it any more", "ordered by mistake": "it was ordered by mistake" },
+    reasonMany: { "no longer needed": "I do not need them any more", "ordered by mistake": "they were ordered by mistake" },
+  },
+};
+
+/** Two-digit numbers for user and order ids: disjoint, so practice worlds never copy target tasks. */
+const ID_RANGES: { [phrasing in MiniPhrasing]: { min: number; max: number } } = {
+  target: { min: 10, max: 59 },
+  practice: { min: 60, max: 99 },
+};
+
+const NAMES = ["Mia", "Noah", "Sofia", "Liam", "Chen", "Omar", "Yara", "Emma", "Ivan", "Lucas"];
+const ITEMS = ["lamp", "mug", "desk", "chair", "kettle", "backpack", "watch", "headphones", "tent", "blender"];
+
+function fill(template: string, slots: { [slot: string]: string }): string {
+  return template.replace(/\{(\w+)\}/g, (whole, slot: string) => {
+    const value = slots[slot.toLowerCase()];
+    if (value === undefined) return whole;
+    return slot[0] === slot[0]?.toUpperCase() ? value.charAt(0).toUpperCase() + value.slice(1) : value;
+  });
+}
+
+/** "#W42", "#W42 and #W17", "#W42, #W17 and #W63". */
+function listOrders(ids: readonly string[]): string {
+  return ids.length <= 1 ? ids.join("") : `${ids.slice(0, -1).join(", ")} and ${ids[ids.length - 1] ?? ""}`;
+}
+
+// --- Generator. ---------------------------------------------------------------------------------------------------
+
+type Random = ReturnType<ModuleSdk["random"]>;
+
+/** Two or three distinct look-alike four-digit strings: a base and copies with two neighbouring digits swapped. */
+function lookAlikeDigits(random: Random, count: number): string[] {
+  for (;;) {
+    const base = String(random.int(1000, 9999));
+    const swap = (text: string, at: number) => text.slice(0, at) + (text[at + 1] ?? "") + (text[at] ?? "") + text.slice(at + 2);
+    const variants = [base, swap(base, 2), swap(base, 1)].slice(0, count);
+    if (new Set(variants).size === count) return random.shuffle(variants);
+  }
+}
+
+function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk): ModuleInstance {
+  // Seeded through a hash of the module's identity: neighbouring seeds and sibling modules draw unrelated worlds.
+  const random = sdk.random(Number.parseInt(sdk.hash({ capability: options.capability, phrasing: options.phrasing, seed }).slice(0, 8), 16));
+  const templates = TEMPLATES[options.phrasing];
+  const range = ID_RANGES[options.phrasing];
+  const family = random.pick(options.families);
+  const userId = `u${random.int(range.min, range.max)}`;
+
+  const methods = lookAlikeDigits(random, random.int(2, 3)).map((digits) => {
+    const kind = random.next() < 0.7 ? "card" : "gift";
+    return { payment_method_id: `${kind}_${digits}`, kind, last_four: digits };
+  });
+  const methodIds = methods.map((method) => method.payment_method_id);
+
+  const requestedCount = family === "multi_cancel" ? random.int(2, 3) : 1;
+  const orderCount = Math.max(requestedCount, random.int(2, 4));
+  const orderIds = random.shuffle(Array.from({ length: range.max - range.min + 1 }, (_, index) => `#W${range.min + index}`)).slice(0, orderCount);
+  const requested = orderIds.slice(0, requestedCount);
+  const orders: Row = {};
+  for (const id of orderIds) {
+    const status = requested.includes(id) ? "pending" : random.pick(["pending", "processed", "delivered"]);
+    orders[id] = { user_id: userId, status, item: random.pick(ITEMS), total: random.int(5, 99), payment_method_id: random.pick(methodIds) };
+  }
+  const first = requested[0] ?? "";
+  const firstOrder = orders[first] as Row;
+  const reason = random.pick(REASONS);
+  const slots: { [slot: string]: string } = { user: userId, order: first, orders: listOrders(requested) };
+  const facts: Row = { family, user_id: userId, order_ids: requested };
+  const solution: SolutionCall[] = [];
+  let mustSay: string[] = [];
+
+  if (family === "precondition") {
+    const status = random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"]);
+    firstOrder.status = status;
+    solution.push({ name: "get_order_details", arguments: { order_id: first } });
+    if (status === "pending") solution.push({ name: "cancel_pending_order", arguments: { order_id: first, reason } });
+    mustSay = [status === "pending" ? "cancelled" : "cannot"];
+    slots.reason = templates.reasonOne[reason] ?? reason;
+    facts.status = status;
+  } else if (family === "payment") {
+    const named = random.pick(methods);
+    // The order is paid with another method, so doing nothing never passes.
+    firstOrder.payment_method_id = random.pick(methodIds.filter((id) => id !== named.payment_method_id));
+    solution.push({ name: "get_user_details", arguments: { user_id: userId } });
+    solution.push({ name: "modify_pending_order_payment", arguments: { order_id: first, payment_method_id: named.payment_method_id } });
+    slots.method = fill(templates.method, { kind: named.kind === "gift" ? "gift card" : "card", digits: named.last_four });
+    facts.payment_method_id = named.payment_method_id;
+    facts.first_payment_method_id = methodIds[0] ?? "";
+  } else {
+    for (const id of requested) {
+      solution.push({ name: "get_order_details", arguments: { order_id: id } });
+      solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
+    }
+    slots.reason = templates.reasonMany[reason] ?? reason;
+  }
+  if (family !== "payment") facts.reason = reason;
+
+  const state: State = {
+    users: { [userId]: { name: random.pick(NAMES), payment_methods: methods } },
+    orders,
+  };
+  return { state, request: fill(random.pick(templates[family]), slots), followUps: [], solution, mustSay, facts };
+}
+
+// --- Tools' behaviour: pure functions of (state, arguments); existence checks only, the policy is the agent's job. --
+
+function failure(state: State, message: string): ToolOutcome {
+  return { output: `Error: ${message}`, error: true, state };
+}
+
+/** A JSON value as text: strings as they are, anything else as its JSON (so a wrong-typed argument never matches an id). */
+const text = (value: Json | undefined): string => (typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value));
+
+function runTool(state: State, name: string, args: { [key: string]: Json }): ToolOutcome {
+  const users = state.users as { [id: string]: Row };
+  const orders = state.orders as { [id: string]: Row };
+  const orderId = text(args.order_id);
+  switch (name) {
+    case "get_user_details": {
+      const user = users[text(args.user_id)];
+      return user === undefined ? failure(state, "user not found") : { output: JSON.stringify(user), error: false, state };
+    }
+    case "get_order_details": {
+      const order = orders[orderId];
+      return order === undefined ? failure(state, "order not found") : { output: JSON.stringify(order), error: false, state };
+    }
+    case "cancel_pending_order": {
+      if (orders[orderId] === undefined) return failure(state, "order not found");
+      const reason = text(args.reason);
+      if (!(REASONS as readonly string[]).includes(reason)) return failure(state, "invalid reason");
+      // No status check, as the brief of this world wants: only the policy forbids cancelling a delivered order.
+      const order: Row = { ...orders[orderId], status: "cancelled", cancel_reason: reason };
+      return { output: JSON.stringify(order), error: false, state: { ...state, orders: { ...orders, [orderId]: order } } };
+    }
+    case "modify_pending_order_payment": {
+      const current = orders[orderId];
+      if (current === undefined) return failure(state, "order not found");
+      const owner = users[text(current.user_id)];
+      const methodId = text(args.payment_method_id);
+      const methods = (owner?.payment_methods ?? []) as Row[];
+      if (!methods.some((method) => method.payment_method_id === methodId)) return failure(state, "payment method not found");
+      const order: Row = { ...current, payment_method_id: methodId };
+      return { output: JSON.stringify(order), error: false, state: { ...state, orders: { ...orders, [orderId]: order } } };
+    }
+    default:
+      return failure(state, `Tool '${name}' not found.`);
+  }
+}
+
+// --- The module. ----------------------------------------------------------------------------------------------------
+
+/** Builds a TRACE-mini module over some families, worded as the target or as practice. */
+export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
+  const settings: MiniModuleOptions = { ...options, families: [...options.families] };
+  return {
+    capability: settings.capability,
+    description: settings.description,
+    policy,
+    tools,
+    readTools: ["get_user_details", "get_order_details"],
+    generate: (seed, sdk) => generateWith(settings, seed, sdk),
+    runTool: (state, name, args) => runTool(state, name, args),
+    verify(input, sdk) {
+      const { instance, finalState, replies } = input;
+      let expected = instance.state;
+      for (const call of instance.solution) expected = runTool(expected, call.name, call.arguments).state;
+      const said = replies.join("\n").toLowerCase();
+      const DB = sdk.hash(finalState) === sdk.hash(expected) ? 1 : 0;
+      const COMMUNICATE = instance.mustSay.every((item) => said.includes(item.toLowerCase())) ? 1 : 0;
+      const reward = DB * COMMUNICATE;
+      return { reward, success: reward === 1, breakdown: { DB, COMMUNICATE } };
+    },
+  };
+}
+
+/** The TRACE-mini target world: all three families, target wording and ids. */
+const miniService: CapabilityModule = createMiniModule({
+  capability: "mini_service",
+  description: "A tiny retail customer-service world: cancel orders when the policy allows, change an order's payment method, and finish multi-order requests.",
+  families: ["precondition", "payment", "multi_cancel"],
+  phrasing: "target",
+});
+
+export default miniService;

@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseServiceRequest } from "./parse-service-request.js";
+
+test("reads ids, the named payment method and the reason from target and practice wordings", () => {
+  assert.deepEqual(parseServiceRequest("Hi, I am u17. Can you cancel order #W42? I ordered it by mistake."), {
+    userId: "u17",
+    orderIds: ["#W42"],
+    paymentMethod: null,
+    reason: "ordered by mistake",
+  });
+  assert.deepEqual(parseServiceRequest("u71 here. Cancel my orders #W62, #W90 and #W62 please, I do not need them any more."), {
+    userId: "u71",
+    orderIds: ["#W62", "#W90"],
+    paymentMethod: null,
+    reason: "no longer needed",
+  });
+  assert.deepEqual(parseServiceRequest("I am u17. Please pay order #W42 with my gift card ending 5530.").paymentMethod, { kind: "gift", lastFour: "5530" });
+  assert.deepEqual(parseServiceRequest("My user id is u60. Please use my card ending in 4821 for order #W60.").paymentMethod, { kind: "card", lastFour: "4821" });
+  assert.deepEqual(parseServiceRequest("hello"), { userId: null, orderIds: [], paymentMethod: null, reason: "no longer needed" });
+});

@@ -1,0 +1,147 @@
+/**
+ * Stage 0, base (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
+ * (with its documented deficits) plays episodes on demonstration seeds disjoint from every training and evaluation
+ * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
+ * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights
+ * and exported as the run's base checkpoint (`model.path`). Demonstrations are kept in `base/demonstrations.jsonl` and
+ * reused on a rerun; a run whose base checkpoint exists skips the stage.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createChatTokenizeClient } from "../baselines/consolidation/chat-tokenize-client.js";
+import { runSft } from "../baselines/consolidation/run-sft.js";
+import { sftDatum } from "../baselines/consolidation/sft-datum.js";
+import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, MINI_TARGET_MODULE } from "../envs/mini/index.js";
+import { runEpisode } from "../rollout/agent-loop.js";
+import { createTokenizeClient } from "../routing/tokenize-client.js";
+import type { Message } from "../spec/message.js";
+import type { ToolSpec } from "../spec/tool-spec.js";
+import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
+import { nativeModuleRunner } from "../synthesis/sdk/module-runner.js";
+import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
+import { startWorker } from "../worker/worker-process.js";
+import type { PipelineContext } from "./pipeline-context.js";
+
+/** One demonstration: the conversation (system prompt first), the tools offered, and its grade. */
+export interface Demonstration {
+  seed: number;
+  messages: Message[];
+  tools: readonly ToolSpec[];
+  reward: number;
+}
+
+/** What `base/sft.json` records. */
+export interface BaseModelRecord {
+  demonstrations: number;
+  /** Share of demonstrations the environment graded as solved (the expert's measured success rate). */
+  expertSuccessRate: number;
+  deficits: Record<string, number>;
+  seeds: { start: number; count: number };
+  losses: number[];
+  tokens: number;
+  seconds: number;
+}
+
+function readDemonstrations(file: string): Demonstration[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Demonstration);
+}
+
+/** The text a tokenizer is trained on: every demonstration's system prompt, tool schemas and messages. */
+function corpusText(demonstrations: readonly Demonstration[]): string {
+  return demonstrations
+    .map((demonstration) =>
+      [
+        JSON.stringify(demonstration.tools),
+        ...demonstration.messages.map((message) => (message.role === "assistant" && message.tool_calls !== undefined ? message.tool_calls.map((call) => JSON.stringify({ name: call.function.name, arguments: JSON.parse(call.function.arguments) as unknown })).join("\n") : (message.content ?? ""))),
+      ].join("\n"),
+    )
+    .join("\n\n");
+}
+
+/** Builds the base checkpoint when the configuration asks for one and it is missing; returns a one-line summary. */
+export async function runBaseStage(context: PipelineContext): Promise<string> {
+  const { config } = context;
+  const sft = config.model.sft;
+  if (existsSync(path.join(config.model.path, "config.json"))) return `base checkpoint present at ${config.model.path}`;
+  if (sft === undefined) return "no base SFT configured (the model is used as it is)";
+  const directory = path.join(config.runDirectory, "base");
+  mkdirSync(directory, { recursive: true });
+  const started = Date.now();
+  const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...(sft.deficits ?? {}) };
+
+  const demonstrationsFile = path.join(directory, "demonstrations.jsonl");
+  let demonstrations = readDemonstrations(demonstrationsFile);
+  if (demonstrations.length < sft.demonstrations) {
+    const seeds = Array.from({ length: sft.demonstrations }, (_, index) => sft.demonstrationSeedStart + index);
+    const environment = await createModuleEnvironment({ runner: nativeModuleRunner(MINI_TARGET_MODULE), seeds, name: "mini-service-demonstrations", maxSteps: config.target.maxSteps });
+    const done = new Set(demonstrations.map((demonstration) => demonstration.seed));
+    const lines: string[] = [];
+    for (const [index, task] of environment.tasks().entries()) {
+      const seed = seeds[index]!;
+      if (done.has(seed)) continue;
+      const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
+      const demonstration: Demonstration = { seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 };
+      lines.push(JSON.stringify(demonstration));
+      demonstrations.push(demonstration);
+    }
+    writeFileSync(demonstrationsFile, lines.join("\n") + "\n", { flag: "a" });
+  }
+  demonstrations = demonstrations.slice(0, sft.demonstrations);
+  const expertSuccessRate = demonstrations.filter((demonstration) => demonstration.reward === 1).length / demonstrations.length;
+  context.log(`  ${demonstrations.length} expert demonstrations (deficits ${JSON.stringify(deficits)}), expert success ${(100 * expertSuccessRate).toFixed(1)}%`);
+
+  const corpus = path.join(directory, "corpus.txt");
+  writeFileSync(corpus, corpusText(demonstrations));
+  const initial = path.join(directory, "init");
+  rmSync(initial, { recursive: true, force: true });
+  await createTinyCheckpoint(initial, config.model.initTiny ?? {}, { corpus, ...(config.worker.python === undefined ? {} : { python: config.worker.python }) });
+  const worker = await startWorker({
+    model: initial,
+    servedModelName: "base-init",
+    extraArguments: config.worker.extraArguments,
+    startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
+    ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
+  });
+  try {
+    const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl })("<|im_end|>");
+    const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
+    const datums = [];
+    for (const demonstration of demonstrations) datums.push((await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum);
+    const tokens = datums.reduce((sum, datum) => sum + datum.tokens.length, 0);
+    context.log(`  ${datums.length} datums, ${tokens} tokens (mean ${(tokens / datums.length).toFixed(0)} per conversation)`);
+    const trainer = worker.trainerClient();
+    await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
+    const losses: number[] = [];
+    const stepsPerEpoch = Math.ceil(datums.length / sft.batchSize);
+    const steps = await runSft({
+      trainer,
+      adapter: "sft",
+      datums,
+      epochs: sft.epochs,
+      batchSize: sft.batchSize,
+      learningRate: sft.learningRate,
+      onStep: (step) => {
+        losses.push(step.loss);
+        if (step.step % stepsPerEpoch === 0 || step.step === 1) context.log(`  sft epoch ${step.epoch}/${sft.epochs} step ${step.step}: loss ${step.loss.toFixed(3)}`);
+      },
+    });
+    await trainer.exportMerged({ adapter: "sft", path: config.model.path });
+    const record: BaseModelRecord = {
+      demonstrations: demonstrations.length,
+      expertSuccessRate,
+      deficits,
+      seeds: { start: sft.demonstrationSeedStart, count: sft.demonstrations },
+      losses,
+      tokens,
+      seconds: (Date.now() - started) / 1000,
+    };
+    writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");
+    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${steps.length} steps, merged into ${config.model.path}`;
+  } finally {
+    await worker.stop();
+  }
+}

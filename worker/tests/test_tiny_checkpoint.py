@@ -1,0 +1,62 @@
+"""init-tiny's tokenizer corpus: custom corpus files make their frequent words single tokens; a missing or empty
+corpus file is refused naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from transformers import AutoTokenizer
+
+from trace_worker.__main__ import main
+from trace_worker.errors import BadRequest
+from trace_worker.tiny_checkpoint import corpus_documents, project_corpus, train_tokenizer
+
+WORDS = ["zorblax", "quuxifrag", "snarfwidget", "plimbotron"]
+SMALL = ["--vocab-size", "400", "--hidden-size", "16", "--layers", "1", "--attention-heads", "2", "--key-value-heads", "1", "--head-dim", "8", "--intermediate-size", "32"]
+
+
+def write_corpus(directory: Path) -> Path:
+    """Documents (separated by blank lines) of the unusual words in rotating order, each word also after a space."""
+    documents = [" ".join(WORDS[index:] + WORDS[:index]) + ".\n" + " ".join(reversed(WORDS)) for index in range(len(WORDS))]
+    file = directory / "world.txt"
+    file.write_text("\n\n".join(documents * 50) + "\n", encoding="utf-8")
+    return file
+
+
+def test_corpus_documents_split_at_blank_lines(tmp_path: Path) -> None:
+    file = tmp_path / "docs.txt"
+    file.write_text("first line\nsame document\n\n  \nsecond document\r\n\r\nthird\n", encoding="utf-8")
+    documents = corpus_documents([file])
+    assert documents[:3] == ["first line\nsame document", "second document", "third"]
+
+
+def test_a_corpus_of_unusual_words_makes_them_single_tokens(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path)
+    directory = tmp_path / "world-model"
+    assert main(["init-tiny", str(directory), "--corpus", str(corpus), *SMALL]) == 0
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    for word in WORDS:
+        assert len(tokenizer.encode(" " + word, add_special_tokens=False)) == 1, word
+        assert len(tokenizer.encode(word, add_special_tokens=False)) == 1, word
+    # The chat template's strings still get merges of their own, and the project's tokenizer splits these words.
+    assert tokenizer.convert_tokens_to_ids("<|im_start|>") is not None
+    project = train_tokenizer(project_corpus(), 400)
+    assert all(len(project.encode(" " + word, add_special_tokens=False)) > 1 for word in WORDS)
+
+
+def test_missing_or_empty_corpus_files_are_refused_naming_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "no-such-corpus.txt"
+    assert main(["init-tiny", str(tmp_path / "m1"), "--corpus", str(missing), *SMALL]) == 2
+    assert str(missing) in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n \n\n", encoding="utf-8")
+    assert main(["init-tiny", str(tmp_path / "m2"), "--corpus", str(write_corpus(tmp_path)), "--corpus", str(empty), *SMALL]) == 2
+    error = capsys.readouterr().err
+    assert str(empty) in error and "empty" in error
+    assert not (tmp_path / "m1").exists() and not (tmp_path / "m2").exists()
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    with pytest.raises(BadRequest) as caught:
+        corpus_documents([binary])
+    assert caught.value.param == "corpus" and caught.value.value == str(binary)
