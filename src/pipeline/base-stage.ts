@@ -50,18 +50,6 @@ function readDemonstrations(file: string): Demonstration[] {
     .map((line) => JSON.parse(line) as Demonstration);
 }
 
-/** The text a tokenizer is trained on: every demonstration's system prompt, tool schemas and messages. */
-function corpusText(demonstrations: readonly Demonstration[]): string {
-  return demonstrations
-    .map((demonstration) =>
-      [
-        JSON.stringify(demonstration.tools),
-        ...demonstration.messages.map((message) => (message.role === "assistant" && message.tool_calls !== undefined ? message.tool_calls.map((call) => JSON.stringify({ name: call.function.name, arguments: JSON.parse(call.function.arguments) as unknown })).join("\n") : (message.content ?? ""))),
-      ].join("\n"),
-    )
-    .join("\n\n");
-}
-
 /** Builds the base checkpoint when the configuration asks for one and it is missing; returns a one-line summary. */
 export async function runBaseStage(context: PipelineContext): Promise<string> {
   const { config } = context;
@@ -94,11 +82,15 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const expertSuccessRate = demonstrations.filter((demonstration) => demonstration.reward === 1).length / demonstrations.length;
   context.log(`  ${demonstrations.length} expert demonstrations (deficits ${JSON.stringify(deficits)}), expert success ${(100 * expertSuccessRate).toFixed(1)}%`);
 
-  const corpus = path.join(directory, "corpus.txt");
-  writeFileSync(corpus, corpusText(demonstrations));
+  // The tokenizer learns the demonstrations as the model sees them (rendered with the chat template), with merges
+  // across words: the fixed system prompt, tool schemas and JSON keys become a few long tokens (≈ 5× shorter sequences).
   const initial = path.join(directory, "init");
   rmSync(initial, { recursive: true, force: true });
-  await createTinyCheckpoint(initial, config.model.initTiny ?? {}, { corpus, ...(config.worker.python === undefined ? {} : { python: config.worker.python }) });
+  await createTinyCheckpoint(initial, config.model.initTiny ?? {}, {
+    chatCorpus: demonstrationsFile,
+    mergeAcrossWords: true,
+    ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
+  });
   const worker = await startWorker({
     model: initial,
     servedModelName: "base-init",

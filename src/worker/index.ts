@@ -12,5 +12,5 @@ export { WorkerStartError } from "./worker-start-error.js";
 export { WorkerTimeoutError } from "./worker-timeout-error.js";
 export { WorkerCommandError } from "./worker-command-error.js";
 export { runWorkerModule, type RunWorkerModuleOptions } from "./run-worker-module.js";
-export { createTinyCheckpoint, tinyCheckpointArguments, type TinyCheckpointOptions, type TinyModelShape } from "./tiny-checkpoint.js";
+export { createTinyCheckpoint, tinyCheckpointArguments, type TinyCheckpointOptions, type TinyModelShape, type TokenizerCorpus } from "./tiny-checkpoint.js";
 export { completionDatum } from "./completion-datum.js";

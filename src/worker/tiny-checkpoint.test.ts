@@ -13,11 +13,12 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 const SMALL = { vocabSize: 400, hiddenSize: 16, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 8, intermediateSize: 32 };
 
 test("init-tiny arguments: the corpus file comes after the sizes as --corpus, as given", () => {
-  assert.deepEqual(tinyCheckpointArguments("/tmp/m", {}, "world.txt"), ["init-tiny", "/tmp/m", "--corpus", "world.txt"]);
-  assert.deepEqual(tinyCheckpointArguments("/tmp/m", { layers: 1, seed: 3 }, "/data/world.txt"), [
+  assert.deepEqual(tinyCheckpointArguments("/tmp/m", {}, { corpus: "world.txt" }), ["init-tiny", "/tmp/m", "--corpus", "world.txt"]);
+  assert.deepEqual(tinyCheckpointArguments("/tmp/m", { layers: 1, seed: 3 }, { corpus: "/data/world.txt" }), [
     "init-tiny", "/tmp/m", "--layers", "1", "--seed", "3", "--corpus", "/data/world.txt",
   ]); // prettier-ignore
   assert.deepEqual(tinyCheckpointArguments("/tmp/m", { seed: 3 }), ["init-tiny", "/tmp/m", "--seed", "3"]);
+  assert.deepEqual(tinyCheckpointArguments("/tmp/m", {}, { chatCorpus: "/data/demos.jsonl", mergeAcrossWords: true }), ["init-tiny", "/tmp/m", "--chat-corpus", "/data/demos.jsonl", "--merge-across-words"]);
 });
 
 test("createTinyCheckpoint passes a relative corpus as an absolute path (the worker runs in the repository root)", async () => {

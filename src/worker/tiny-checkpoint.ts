@@ -23,7 +23,14 @@ export interface TinyCheckpointOptions extends RunWorkerModuleOptions {
    * text, e.g. a custom world's text; the chat template's strings are added either way.
    */
   corpus?: string;
+  /** A JSON-lines file of conversations (`messages`, optional `tools`) rendered with the chat template for the tokenizer. */
+  chatCorpus?: string;
+  /** Let tokenizer merges span spaces and punctuation, so repeated text (a fixed system prompt) becomes a few tokens. */
+  mergeAcrossWords?: boolean;
 }
+
+/** What the tokenizer is trained on (paths passed as given). */
+export type TokenizerCorpus = Pick<TinyCheckpointOptions, "corpus" | "chatCorpus" | "mergeAcrossWords">;
 
 const FLAGS: Record<keyof TinyModelShape, string> = {
   vocabSize: "--vocab-size",
@@ -37,22 +44,29 @@ const FLAGS: Record<keyof TinyModelShape, string> = {
   seed: "--seed",
 };
 
-/** The `init-tiny` arguments for a directory, shape and corpus file (paths passed as given). */
-export function tinyCheckpointArguments(directory: string, shape: TinyModelShape = {}, corpus?: string): string[] {
+/** The `init-tiny` arguments for a directory, shape and tokenizer corpus. */
+export function tinyCheckpointArguments(directory: string, shape: TinyModelShape = {}, tokenizer: TokenizerCorpus = {}): string[] {
   const moduleArguments = ["init-tiny", directory];
   for (const [key, flag] of Object.entries(FLAGS) as [keyof TinyModelShape, string][]) {
     const value = shape[key];
     if (value !== undefined) moduleArguments.push(flag, String(value));
   }
-  if (corpus !== undefined) moduleArguments.push("--corpus", corpus);
+  if (tokenizer.corpus !== undefined) moduleArguments.push("--corpus", tokenizer.corpus);
+  if (tokenizer.chatCorpus !== undefined) moduleArguments.push("--chat-corpus", tokenizer.chatCorpus);
+  if (tokenizer.mergeAcrossWords === true) moduleArguments.push("--merge-across-words");
   return moduleArguments;
 }
 
 /**
- * Writes a tiny checkpoint (config, safetensors weights, tokenizer, chat template) into `directory`. A relative
- * `corpus` is resolved against this process's directory (the worker runs in the repository root).
+ * Writes a tiny checkpoint (config, safetensors weights, tokenizer, chat template) into `directory`. Relative corpus
+ * paths are resolved against this process's directory (the worker runs in the repository root).
  */
 export async function createTinyCheckpoint(directory: string, shape: TinyModelShape = {}, options: TinyCheckpointOptions = {}): Promise<void> {
-  const { corpus, ...runOptions } = options;
-  await runWorkerModule(tinyCheckpointArguments(directory, shape, corpus === undefined ? undefined : path.resolve(corpus)), runOptions);
+  const { corpus, chatCorpus, mergeAcrossWords, ...runOptions } = options;
+  const tokenizer: TokenizerCorpus = {
+    ...(corpus === undefined ? {} : { corpus: path.resolve(corpus) }),
+    ...(chatCorpus === undefined ? {} : { chatCorpus: path.resolve(chatCorpus) }),
+    ...(mergeAcrossWords === undefined ? {} : { mergeAcrossWords }),
+  };
+  await runWorkerModule(tinyCheckpointArguments(directory, shape, tokenizer), runOptions);
 }

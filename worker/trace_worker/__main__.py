@@ -77,12 +77,16 @@ def _serve(arguments: argparse.Namespace) -> int:
 
 
 def _init_tiny(arguments: argparse.Namespace) -> int:
-    from .tiny_checkpoint import corpus_documents, create_tiny_checkpoint
+    from .tiny_checkpoint import chat_corpus_documents, corpus_documents, create_tiny_checkpoint
 
     shape = TinyModelShape(**{field.name: getattr(arguments, field.name) for field in dataclasses.fields(TinyModelShape)})
-    texts = corpus_documents([Path(file) for file in arguments.corpus]) if arguments.corpus else None
-    directory = create_tiny_checkpoint(Path(arguments.directory), shape, texts)
-    source = f"{len(arguments.corpus)} corpus file(s)" if arguments.corpus else "the project's text"
+    texts: list[str] | None = None
+    if arguments.corpus or arguments.chat_corpus:
+        texts = corpus_documents([Path(file) for file in arguments.corpus]) if arguments.corpus else []
+        texts += chat_corpus_documents([Path(file) for file in arguments.chat_corpus]) if arguments.chat_corpus else []
+    directory = create_tiny_checkpoint(Path(arguments.directory), shape, texts, arguments.merge_across_words)
+    files = len(arguments.corpus or []) + len(arguments.chat_corpus or [])
+    source = f"{files} corpus file(s)" if files else "the project's text"
     print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory} (tokenizer trained on {source})", flush=True)
     return 0
 
@@ -115,6 +119,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="train the tokenizer on this UTF-8 text file instead of the project's text (documents separated by blank lines); repeatable",
     )
+    tiny.add_argument(
+        "--chat-corpus",
+        action="append",
+        metavar="FILE",
+        help="train the tokenizer on conversations rendered with the chat template: JSON lines with `messages` and optional `tools`; repeatable",
+    )
+    tiny.add_argument("--merge-across-words", action="store_true", help="let tokenizer merges span spaces and punctuation (repeated text becomes long tokens)")
     tiny.set_defaults(run=_init_tiny)
     return root
 

@@ -13,6 +13,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM
 
+from .chat_format import template_messages
 from .chat_template import TINY_CHAT_TEMPLATE
 from .errors import BadRequest
 
@@ -115,10 +116,37 @@ def corpus_documents(files: list[Path]) -> list[str]:
     return documents + CHAT_SAMPLES * 50
 
 
-def train_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
-    """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template."""
+def chat_corpus_documents(files: list[Path]) -> list[str]:
+    """Conversations rendered with the tiny chat template, one document each: JSON lines with `messages` (OpenAI
+    shape, tool-call arguments as JSON text) and optional `tools`, so the tokenizer learns the text exactly as the
+    model will see it."""
+    blank = Tokenizer(models.BPE())
+    blank.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    renderer = PreTrainedTokenizerFast(tokenizer_object=blank, chat_template=TINY_CHAT_TEMPLATE)
+    documents: list[str] = []
+    for file in files:
+        if not file.is_file():
+            raise BadRequest(f"chat corpus file {file} does not exist (or is not a file)", "chat_corpus", str(file))
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                messages = template_messages(record["messages"])
+            except (ValueError, KeyError, TypeError, BadRequest) as error:
+                raise BadRequest(f"{file}:{number} is not a JSON object with chat `messages`: {error}", "chat_corpus", f"{file}:{number}") from error
+            documents.append(str(renderer.apply_chat_template(messages, tools=record.get("tools") or None, tokenize=False)))
+        if not documents:
+            raise BadRequest(f"chat corpus file {file} holds no conversations", "chat_corpus", str(file))
+    return documents + CHAT_SAMPLES * 50
+
+
+def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool = False) -> PreTrainedTokenizerFast:
+    """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template.
+    `merge_across_words` lets merges span spaces and punctuation (no pre-tokenizer split), so text that repeats in
+    the corpus, such as a fixed system prompt or a JSON key sequence, becomes a few long tokens."""
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=not merge_across_words)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -163,11 +191,13 @@ def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qw
     return Qwen3Config(**common, intermediate_size=shape.intermediate_size)
 
 
-def create_tiny_checkpoint(directory: Path, shape: TinyModelShape = TinyModelShape(), texts: list[str] | None = None) -> Path:
+def create_tiny_checkpoint(
+    directory: Path, shape: TinyModelShape = TinyModelShape(), texts: list[str] | None = None, merge_across_words: bool = False
+) -> Path:
     """Writes a tiny checkpoint (config, safetensors weights, tokenizer, chat template) to `directory`."""
     shape.check()
     directory.mkdir(parents=True, exist_ok=True)
-    tokenizer = train_tokenizer(texts if texts is not None else project_corpus(), shape.vocab_size)
+    tokenizer = train_tokenizer(texts if texts is not None else project_corpus(), shape.vocab_size, merge_across_words)
     config = tiny_config(shape, tokenizer)
     torch.manual_seed(shape.seed)
     model = (Qwen3MoeForCausalLM if shape.experts else Qwen3ForCausalLM)(config).to(torch.float32)

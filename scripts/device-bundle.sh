@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Packs what the TypeScript side needs on a GPU machine without Node or network into .device/bundle.tar.xz (ignored by
+# git): this machine's node binary (.device/nodebin/node), production node_modules (copied from this
+# checkout, where native modules are built; better-sqlite3's build intermediates pruned), dist/ and the τ²-bench data (.device/tau2). On the device:
+#   tar -xJf .device/bundle.tar.xz && export PATH="$PWD/.device/nodebin:$PATH" TAU2_DATA="$PWD/.device/tau2"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm run build >/dev/null
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+# The installed node_modules (native modules already built here), pruned to production dependencies.
+cp package.json package-lock.json "$staging/"
+cp -r node_modules "$staging/node_modules"
+(cd "$staging" && npm prune --omit=dev --no-audit --no-fund >/dev/null)
+rm -rf "$staging"/node_modules/better-sqlite3/{deps,src} "$staging"/node_modules/better-sqlite3/build/Release/obj* "$staging"/node_modules/better-sqlite3/build/Release/.deps
+mkdir -p .device/nodebin .device/tau2
+cp "$(readlink -f "$(command -v node)")" .device/nodebin/node
+cp -r ../shared/data/tau2/. .device/tau2/
+rm -rf "$staging/dist" && cp -r dist "$staging/dist"
+tar -cJf .device/bundle.tar.xz -C "$staging" node_modules dist --transform 's,^,,' -C "$PWD" .device/nodebin .device/tau2
+ls -la .device/bundle.tar.xz

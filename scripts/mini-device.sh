@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# TRACE-mini on a GPU machine without Node (the device of the tool library): unpacks .device/bundle.tar.xz (made by
+# scripts/device-bundle.sh), runs `trace run CONFIG` for at most LIMIT seconds (rerun to resume: stages, rollouts and
+# GRPO checkpoints pick up where they stopped), then copies the reports into $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CONFIG="${CONFIG:-configs/mini-gpu.json}"
+RUN_DIR="${RUN_DIR:-runs/mini-gpu}"
+LIMIT="${LIMIT:-540}"
+[ -x .device/nodebin/node ] && [ -d dist ] || tar -xJf .device/bundle.tar.xz
+export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+timeout "$LIMIT" node bin/trace.js run "$CONFIG" --run-dir "$RUN_DIR" 2>&1 | grep -v "gepa iteration\|Writing model shards" | tail -n 80
+echo "exit: ${PIPESTATUS[0]}"
+if [ -n "${OUT:-}" ]; then
+  mkdir -p "$OUT"
+  for file in base/sft.json analysis/reference/report.md eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv compare/curves.csv compare/curves.png stages; do
+    [ -e "$RUN_DIR/$file" ] && cp -r "$RUN_DIR/$file" "$OUT/$(echo "$file" | tr / _)"
+  done
+fi

@@ -1,0 +1,74 @@
+/**
+ * End to end on CPU, TRACE-mini at smoke size: the base stage makes the base agent (expert demonstrations with
+ * deficits, a tokenizer trained on them, SFT through the trainer API, merged checkpoint), then rollouts on training
+ * seeds, the module reference labeler, the mini capability environments, GRPO, retrieval routing with its accuracy,
+ * evaluation on held-out seeds, and `compare` with every method at one budget.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { after, test } from "node:test";
+import { COMPARE_METHODS } from "../compare/compare-methods.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-mini-"));
+const runDirectory = path.join(scratch, "run");
+
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const config = {
+  name: "mini-smoke",
+  model: {
+    initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32 },
+  },
+  target: { kind: "mini", trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
+  // Thresholds at 0 keep every capability the labeler sees lacking, whatever the barely trained base does.
+  analysis: { coverage: 0, gap: 0 },
+  environments: {
+    map: {
+      avoid_unrequested_state_changes: "mini_precondition_verification",
+      correct_write_arguments: "mini_tool_calling_precision",
+      complete_required_state_changes: "mini_multi_step_completion",
+      communicate_required_information: "mini_precondition_verification",
+      lookup_before_write: "mini_multi_step_completion",
+    },
+    validationSeeds: [0],
+  },
+  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4 },
+  routing: { method: "retrieval", examples: 8 },
+  evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4 },
+  compare: { seeds: [0], curvePoints: 1, temperature: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
+};
+
+test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {
+  const configFile = path.join(scratch, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const started = Date.now();
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, "run", configFile, "--run-dir", runDirectory], { maxBuffer: 1 << 24 });
+  for (const stage of ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"]) assert.match(stdout, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
+  const base = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { demonstrations: number; losses: number[]; expertSuccessRate: number };
+  assert.equal(base.demonstrations, 24);
+  assert.ok(base.losses.at(-1)! < base.losses[0]!, `SFT loss ${base.losses[0]} → ${base.losses.at(-1)}`);
+  assert.ok(base.expertSuccessRate > 0 && base.expertSuccessRate < 1, "the expert's deficits make some demonstrations fail");
+  assert.ok(existsSync(path.join(runDirectory, "model", "model.safetensors")), "merged base checkpoint");
+  const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { decisions: { source: string }[]; accuracy?: { tasks: number } };
+  assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");
+  assert.ok(routing.decisions.every((decision) => decision.source === "retrieval"));
+  assert.equal(routing.accuracy?.tasks, 4);
+  const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
+  assert.ok(environments > 0);
+  const limit = environments * 1 * 2 * 2;
+  for (const method of COMPARE_METHODS) {
+    const result = JSON.parse(readFileSync(path.join(runDirectory, "compare", "seed-0", method, "result.json"), "utf8")) as { budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
+    assert.equal(result.budget.limit, limit, method);
+    assert.ok(result.budget.spent <= limit, method);
+    assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["mini", 4]], method);
+  }
+  for (const file of ["comparison.md", "comparison.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
+  process.stdout.write(`# TRACE-mini smoke run: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+});
