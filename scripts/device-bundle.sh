@@ -13,9 +13,9 @@ cp package.json package-lock.json "$staging/"
 cp -r node_modules "$staging/node_modules"
 (cd "$staging" && npm prune --omit=dev --no-audit --no-fund >/dev/null)
 rm -rf "$staging"/node_modules/better-sqlite3/{deps,src} "$staging"/node_modules/better-sqlite3/build/Release/obj* "$staging"/node_modules/better-sqlite3/build/Release/.deps
-mkdir -p .device/nodebin .device/tau2
-cp "$(readlink -f "$(command -v node)")" .device/nodebin/node
-cp -r ../shared/data/tau2/. .device/tau2/
-rm -rf "$staging/dist" && cp -r dist "$staging/dist"
-tar -cJf .device/bundle.tar.xz -C "$staging" node_modules dist --transform 's,^,,' -C "$PWD" .device/nodebin .device/tau2
+mkdir -p "$staging/.device/nodebin" "$staging/.device/tau2" .device
+cp "$(readlink -f "$(command -v node)")" "$staging/.device/nodebin/node"
+cp -r ../shared/data/tau2/. "$staging/.device/tau2/"
+cp -r dist "$staging/dist"
+tar -cJf .device/bundle.tar.xz -C "$staging" node_modules dist .device/nodebin .device/tau2
 ls -la .device/bundle.tar.xz
