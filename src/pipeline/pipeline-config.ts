@@ -20,6 +20,7 @@ const tinyShapeSchema = z.strictObject({
   intermediateSize: positiveInteger.optional(),
   experts: z.number().int().nonnegative().optional(),
   seed: z.number().int().nonnegative().optional(),
+  tieEmbeddings: z.number().int().min(0).max(1).optional(),
 });
 
 export const pipelineConfigSchema = z.strictObject({

@@ -14,6 +14,8 @@ export interface TinyModelShape {
   /** > 0 makes a Qwen3-MoE model. */
   experts?: number;
   seed?: number;
+  /** 1 ties the output layer to the input embedding (copying from the context then needs only attention). */
+  tieEmbeddings?: number;
 }
 
 /** How `createTinyCheckpoint` runs the worker, and what the tokenizer is trained on. */
@@ -42,6 +44,7 @@ const FLAGS: Record<keyof TinyModelShape, string> = {
   intermediateSize: "--intermediate-size",
   experts: "--experts",
   seed: "--seed",
+  tieEmbeddings: "--tie-embeddings",
 };
 
 /** The `init-tiny` arguments for a directory, shape and tokenizer corpus. */

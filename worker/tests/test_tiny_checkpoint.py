@@ -3,6 +3,8 @@ corpus file is refused naming it."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from transformers import AutoTokenizer
 
 from trace_worker.__main__ import main
 from trace_worker.errors import BadRequest
-from trace_worker.tiny_checkpoint import corpus_documents, project_corpus, train_tokenizer
+from trace_worker.tiny_checkpoint import chat_corpus_documents, corpus_documents, project_corpus, train_tokenizer
 
 WORDS = ["zorblax", "quuxifrag", "snarfwidget", "plimbotron"]
 SMALL = ["--vocab-size", "400", "--hidden-size", "16", "--layers", "1", "--attention-heads", "2", "--key-value-heads", "1", "--head-dim", "8", "--intermediate-size", "32"]
@@ -60,3 +62,43 @@ def test_missing_or_empty_corpus_files_are_refused_naming_them(tmp_path: Path, c
     with pytest.raises(BadRequest) as caught:
         corpus_documents([binary])
     assert caught.value.param == "corpus" and caught.value.value == str(binary)
+
+
+def write_chat_corpus(directory: Path) -> Path:
+    """JSON lines of one short conversation shape with varying identifiers."""
+    lines = []
+    for number in range(10, 60):
+        messages = [
+            {"role": "system", "content": "Only pending orders can be cancelled."},
+            {"role": "user", "content": f"I am u{number}. Please cancel order #W{number}."},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "cancel_pending_order", "arguments": f'{{"order_id":"#W{number}"}}'}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": f'{{"status":"cancelled","user_id":"u{number}"}}'},
+            {"role": "assistant", "content": f"Order #W{number} is cancelled."},
+        ]
+        lines.append(json.dumps({"messages": messages, "tools": []}))
+    file = directory / "chats.jsonl"
+    file.write_text("\n".join(lines * 4) + "\n", encoding="utf-8")
+    return file
+
+
+def test_a_chat_corpus_with_merges_across_words_gives_long_tokens_and_whole_identifiers(tmp_path: Path) -> None:
+    documents = chat_corpus_documents([write_chat_corpus(tmp_path)])
+    assert "<|im_start|>assistant\n<tool_call>" in documents[0], "conversations are rendered with the chat template"
+    across = train_tokenizer(documents, 600, merge_across_words=True)
+    within = train_tokenizer(documents, 600)
+    text = documents[0]
+    assert len(across(text)["input_ids"]) * 3 < len(within(text)["input_ids"]) * 2, "repeated text becomes longer tokens"
+    pieces = [across.decode([token]) for token in across("I am u17. Please cancel order #W42.")["input_ids"]]
+    assert "#W42" in pieces, pieces
+    # a prompt ending with the generation prompt tokenizes as a prefix of the conversation that continues it
+    cut = text.index("<|im_start|>assistant\nOrder") + len("<|im_start|>assistant\n")
+    assert across(text)["input_ids"][: len(across(text[:cut])["input_ids"])] == across(text[:cut])["input_ids"]
+    # identifiers never merge with the text around them (a digit-bearing token is part of an identifier)
+    assert all(re.fullmatch(r"[A-Za-z#_]*[0-9]+", piece) for piece in pieces if re.search(r"[0-9]", piece)), pieces
+
+
+def test_a_chat_corpus_line_that_is_not_a_conversation_is_refused_naming_it(tmp_path: Path) -> None:
+    file = tmp_path / "bad.jsonl"
+    file.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n{"no": "messages"}\n', encoding="utf-8")
+    with pytest.raises(BadRequest, match="bad.jsonl:2"):
+        chat_corpus_documents([file])

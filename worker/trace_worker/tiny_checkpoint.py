@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM
 
 from .chat_format import template_messages
@@ -54,10 +54,13 @@ class TinyModelShape:
     expert_intermediate_size: int = 64
     max_positions: int = 4096
     seed: int = 0
+    #: 1 ties the output layer to the input embedding (as Qwen3-0.6B does): copying a token seen in the context then
+    #: needs only attention, which a tiny model learns far faster than a mapping between two unrelated random tables.
+    tie_embeddings: int = 0
 
     def check(self) -> None:
         for name, value in asdict(self).items():
-            if name in ("experts", "seed"):
+            if name in ("experts", "seed", "tie_embeddings"):
                 if value < 0:
                     raise BadRequest(f"{name} must be ≥ 0, got {value}", name, value)
             elif value <= 0:
@@ -143,10 +146,23 @@ def chat_corpus_documents(files: list[Path]) -> list[str]:
 
 def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool = False) -> PreTrainedTokenizerFast:
     """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template.
-    `merge_across_words` lets merges span spaces and punctuation (no pre-tokenizer split), so text that repeats in
-    the corpus, such as a fixed system prompt or a JSON key sequence, becomes a few long tokens."""
+    `merge_across_words` lets merges span spaces and punctuation (only identifiers are split off), so text that
+    repeats in the corpus, such as a fixed system prompt or a JSON key sequence, becomes a few long tokens."""
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=not merge_across_words)
+    if merge_across_words:
+        # Identifiers (letters or #_ followed by digits: u15, #W23, card_4821) stay pre-tokens of their own, so a
+        # frequent one becomes one token wherever it appears (the user's request, a tool result, a tool call); and no
+        # merge crosses a line break, so a prompt ending in the template's "assistant\n" tokenizes as a prefix of
+        # the whole conversation (what SFT datums and GRPO's prefix extension rely on).
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(r"\n"), behavior="isolated"),
+                pre_tokenizers.Split(Regex(r"[A-Za-z#_]*[0-9]+"), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+    else:
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -164,6 +180,24 @@ def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool 
     )
 
 
+IDENTIFIER = re.compile(r"[A-Za-z#_]*[0-9]+")
+
+
+def mark_identifier_tokens(model: torch.nn.Module, tokenizer: PreTrainedTokenizerFast) -> int:
+    """Adds one shared random direction to the (tied) embedding of every identifier-like token (letters or #_ then
+    digits: u15, #W23, 4821), as pretrained models have a direction that says "this is a number or an id": attention
+    can then find identifiers in the context by content and, with tied embeddings, copy one by moving its embedding.
+    Returns the number of tokens marked."""
+    embedding = model.get_input_embeddings().weight
+    generator = torch.Generator().manual_seed(12345)
+    direction = torch.randn(embedding.shape[1], generator=generator)
+    direction = direction / direction.norm() * embedding[0].norm().item()
+    marked = [index for index in range(len(tokenizer)) if IDENTIFIER.fullmatch(tokenizer.decode([index]).strip())]
+    with torch.no_grad():
+        embedding[marked] += direction
+    return len(marked)
+
+
 def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qwen3Config | Qwen3MoeConfig:
     common = dict(
         vocab_size=len(tokenizer),
@@ -173,7 +207,7 @@ def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qw
         num_key_value_heads=shape.key_value_heads,
         head_dim=shape.head_dim,
         max_position_embeddings=shape.max_positions,
-        tie_word_embeddings=False,
+        tie_word_embeddings=bool(shape.tie_embeddings),
         bos_token_id=None,
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
         pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
@@ -207,6 +241,9 @@ def create_tiny_checkpoint(
     # spread out (logit sd ≈ 2) and let training put almost all mass on one token (logits up to 2·√hidden).
     with torch.no_grad():
         model.get_output_embeddings().weight.normal_(0.0, 2.0 / shape.hidden_size**0.5)
+    if shape.tie_embeddings:
+        model.tie_weights()
+        mark_identifier_tokens(model, tokenizer)
     model.generation_config.eos_token_id = [config.eos_token_id, tokenizer.convert_tokens_to_ids("<|endoftext|>")]
     model.generation_config.pad_token_id = config.pad_token_id
     model.save_pretrained(directory)
