@@ -14,7 +14,7 @@ timeout "$LIMIT" node bin/trace.js run "$CONFIG" --run-dir "$RUN_DIR" 2>&1 | gre
 echo "exit: ${PIPESTATUS[0]}"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  for file in store.sqlite base/sft.json analysis/reference/report.md eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv compare/curves.csv compare/curves.png stages; do
+  for file in store.sqlite base/sft.json base/sft-progress.json analysis/reference/report.md eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv compare/curves.csv compare/curves.png stages; do
     [ -e "$RUN_DIR/$file" ] && cp -r "$RUN_DIR/$file" "$OUT/$(echo "$file" | tr / _)"
   done
 fi

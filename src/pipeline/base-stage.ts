@@ -4,7 +4,8 @@
  * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
  * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights
  * and exported as the run's base checkpoint (`model.path`). Demonstrations are kept in `base/demonstrations.jsonl` and
- * reused on a rerun; a run whose base checkpoint exists skips the stage.
+ * reused on a rerun, SFT resumes after its last finished epoch (`base/sft-state/`), and a run whose base checkpoint
+ * exists skips the stage.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -85,12 +86,15 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   // The tokenizer learns the demonstrations as the model sees them (rendered with the chat template), with merges
   // across words: the fixed system prompt, tool schemas and JSON keys become a few long tokens (≈ 5× shorter sequences).
   const initial = path.join(directory, "init");
-  rmSync(initial, { recursive: true, force: true });
-  await createTinyCheckpoint(initial, config.model.initTiny ?? {}, {
-    chatCorpus: demonstrationsFile,
-    mergeAcrossWords: true,
-    ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
-  });
+  if (!existsSync(path.join(initial, "config.json"))) {
+    // A new initial checkpoint invalidates any SFT progress made on an earlier one.
+    for (const stale of [initial, path.join(directory, "sft-state"), path.join(directory, "sft-progress.json")]) rmSync(stale, { recursive: true, force: true });
+    await createTinyCheckpoint(initial, config.model.initTiny ?? {}, {
+      chatCorpus: demonstrationsFile,
+      mergeAcrossWords: true,
+      ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
+    });
+  }
   const worker = await startWorker({
     model: initial,
     servedModelName: "base-init",
@@ -106,21 +110,23 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     const tokens = datums.reduce((sum, datum) => sum + datum.tokens.length, 0);
     context.log(`  ${datums.length} datums, ${tokens} tokens (mean ${(tokens / datums.length).toFixed(0)} per conversation)`);
     const trainer = worker.trainerClient();
-    await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
-    const losses: number[] = [];
+    // Resumable: the adapter and optimizer are saved after every epoch with the losses so far.
+    const stateDirectory = path.join(directory, "sft-state");
+    const progressFile = path.join(directory, "sft-progress.json");
+    const progress = existsSync(progressFile) ? (JSON.parse(readFileSync(progressFile, "utf8")) as { epochs: number; losses: number[] }) : { epochs: 0, losses: [] };
+    if (progress.epochs > 0) {
+      await trainer.loadState({ adapter: "sft", path: stateDirectory });
+      context.log(`  sft: resuming after epoch ${progress.epochs}`);
+    } else await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
+    const losses = [...progress.losses];
     const stepsPerEpoch = Math.ceil(datums.length / sft.batchSize);
-    const steps = await runSft({
-      trainer,
-      adapter: "sft",
-      datums,
-      epochs: sft.epochs,
-      batchSize: sft.batchSize,
-      learningRate: sft.learningRate,
-      onStep: (step) => {
-        losses.push(step.loss);
-        if (step.step % stepsPerEpoch === 0 || step.step === 1) context.log(`  sft epoch ${step.epoch}/${sft.epochs} step ${step.step}: loss ${step.loss.toFixed(3)}`);
-      },
-    });
+    for (let epoch = progress.epochs + 1; epoch <= sft.epochs; epoch += 1) {
+      const steps = await runSft({ trainer, adapter: "sft", datums, epochs: 1, batchSize: sft.batchSize, learningRate: sft.learningRate });
+      losses.push(...steps.map((step) => step.loss));
+      context.log(`  sft epoch ${epoch}/${sft.epochs} (step ${epoch * stepsPerEpoch}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
+      await trainer.saveState({ adapter: "sft", path: stateDirectory });
+      writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
+    }
     await trainer.exportMerged({ adapter: "sft", path: config.model.path });
     const record: BaseModelRecord = {
       demonstrations: demonstrations.length,
@@ -132,7 +138,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       seconds: (Date.now() - started) / 1000,
     };
     writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");
-    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${steps.length} steps, merged into ${config.model.path}`;
+    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps, merged into ${config.model.path}`;
   } finally {
     await worker.stop();
   }
