@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 CONFIG="${CONFIG:-configs/mini-gpu.json}"
 RUN_DIR="${RUN_DIR:-runs/mini-gpu}"
 LIMIT="${LIMIT:-540}"
-[ -x .device/nodebin/node ] && [ -d dist ] || tar -xJf .device/bundle.tar.xz
+# The bundle's node, node_modules and τ² data; its dist/ only when no newer dist/ was carried.
+if [ ! -x .device/nodebin/node ]; then
+  if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
+fi
 export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 timeout "$LIMIT" node bin/trace.js run "$CONFIG" --run-dir "$RUN_DIR" 2>&1 | grep -v "gepa iteration\|Writing model shards" | tail -n 80

@@ -85,16 +85,20 @@ const TEMPLATES: { [phrasing in MiniPhrasing]: Templates } = {
     precondition: ["My user id is {user}. I would like to cancel {order} because {reason}.", "{user} here. Cancel my order {order} please, {reason}."],
     payment: ["My user id is {user}. Please use my {method} for order {order}.", "{user} here. Switch order {order} to my {method} please."],
     multi_cancel: ["My user id is {user}. I would like to cancel {orders} because {reason}.", "{user} here. Cancel my orders {orders} please, {reason}."],
-    method: "{kind} ending in {digits}",
-    reasonOne: { "no longer needed": "I do not need it any more", "ordered by mistake": "it was ordered by mistake" },
-    reasonMany: { "no longer needed": "I do not need them any more", "ordered by mistake": "they were ordered by mistake" },
+    // The world's own phrases (reasons, payment methods) as the target says them; only the sentences differ.
+    method: "{kind} ending {digits}",
+    reasonOne: { "no longer needed": "I no longer need it", "ordered by mistake": "I ordered it by mistake" },
+    reasonMany: { "no longer needed": "I no longer need them", "ordered by mistake": "I ordered them by mistake" },
   },
 };
 
-/** Two-digit numbers for user and order ids: disjoint, so practice worlds never copy target tasks. */
-const ID_RANGES: { [phrasing in MiniPhrasing]: { min: number; max: number } } = {
+/**
+ * Two-digit numbers for user and order ids. Practice worlds draw from the same range as the target (the same world:
+ * a base model has only ever seen these identifiers); their templates differ, and each seed draws a new world.
+ */
+const ID_RANGES: Record<MiniPhrasing, { min: number; max: number }> = {
   target: { min: 10, max: 59 },
-  practice: { min: 60, max: 99 },
+  practice: { min: 10, max: 59 },
 };
 
 const NAMES = ["Mia", "Noah", "Sofia", "Liam", "Chen", "Omar", "Yara", "Emma", "Ivan", "Lucas"];
