@@ -102,3 +102,23 @@ def test_a_chat_corpus_line_that_is_not_a_conversation_is_refused_naming_it(tmp_
     file.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n{"no": "messages"}\n', encoding="utf-8")
     with pytest.raises(BadRequest, match="bad.jsonl:2"):
         chat_corpus_documents([file])
+
+
+def test_tied_embeddings_share_the_output_layer_and_identifiers_share_a_direction(tmp_path: Path) -> None:
+    from transformers import AutoModelForCausalLM
+
+    from trace_worker.tiny_checkpoint import IDENTIFIER, TinyModelShape, create_tiny_checkpoint
+
+    documents = chat_corpus_documents([write_chat_corpus(tmp_path)])
+    shape = TinyModelShape(vocab_size=600, hidden_size=32, layers=1, attention_heads=2, key_value_heads=1, head_dim=16, intermediate_size=64, tie_embeddings=1)
+    directory = create_tiny_checkpoint(tmp_path / "tied", shape, documents, merge_across_words=True)
+    model = AutoModelForCausalLM.from_pretrained(directory)
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    assert model.get_output_embeddings().weight.data_ptr() == model.get_input_embeddings().weight.data_ptr()
+    embedding = model.get_input_embeddings().weight.detach()
+    identifiers = [index for index in range(len(tokenizer)) if IDENTIFIER.fullmatch(tokenizer.decode([index]).strip())]
+    others = [index for index in range(len(tokenizer)) if index not in identifiers]
+    assert len(identifiers) >= 10
+    # identifier rows have a shared component: their mean is far from the others' mean
+    gap = (embedding[identifiers].mean(0) - embedding[others].mean(0)).norm()
+    assert gap > 0.5 * embedding[others].norm(dim=1).mean(), float(gap)
