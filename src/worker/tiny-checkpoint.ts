@@ -14,7 +14,7 @@ export interface TinyModelShape {
   /** > 0 makes a Qwen3-MoE model. */
   experts?: number;
   seed?: number;
-  /** 1 ties the output layer to the input embedding (copying from the context then needs only attention). */
+  /** 1 ties the output layer to the input embedding and gives identifier-like tokens (u15, #W23) a shared direction, so copying one from the context needs only attention. */
   tieEmbeddings?: number;
 }
 
