@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { COMPARE_METHODS, type CompareMethod } from "../compare/compare-methods.js";
 import { runCompare } from "../compare/run-compare.js";
-import { loadPipelineConfig } from "../pipeline/pipeline-config.js";
+import { compareConfigSchema, loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
 import { runGrpo } from "../training/run-grpo.js";
@@ -28,7 +28,7 @@ export async function runCompareCommand(runDirectory: string, options: { methods
   const configFile = path.join(runDirectory, "config.json");
   if (!existsSync(configFile)) throw new UsageError(`${runDirectory} is not a run directory (no config.json; start it with \`trace run CONFIG\`)`);
   const loaded = loadPipelineConfig(configFile, { runDirectory });
-  const compare = loaded.compare ?? { methods: [...COMPARE_METHODS], seeds: [0], curvePoints: 2, evaluationTrials: 1, temperature: 0, sft: { epochs: 2, batchSize: 8, learningRate: 1e-4 } };
+  const compare = loaded.compare ?? compareConfigSchema.parse({});
   const methods = options.methods === undefined ? compare.methods : methodList(options.methods);
   const seeds = options.seeds === undefined ? compare.seeds : seedList(options.seeds);
   const config = { ...loaded, compare: { ...compare, methods, seeds } };

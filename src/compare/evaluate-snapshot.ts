@@ -7,6 +7,7 @@ import type { ChatClient } from "../models/chat-client.js";
 import type { RoutingFile } from "../pipeline/routing-file.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
@@ -30,32 +31,15 @@ export interface EvaluateSnapshotOptions {
   store: TrajectoryStore;
 }
 
-/** Makes `model` samplable, loading the adapter at `adapterPath` when the worker does not serve it yet. */
-async function ensureServed(context: PipelineContext, model: string, adapterPath: string | undefined): Promise<void> {
-  if (adapterPath === undefined) return;
-  const trainer = (await context.worker()).trainerClient();
-  const served = new Set((await trainer.listModels()).map((entry) => entry.id));
-  if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
-}
-
 /** Runs (or resumes) the evaluation and scores it per domain. */
 export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promise<DomainScore[]> {
   const { context, policy, store } = options;
   const { config } = context;
   const compare = config.compare!;
   const base = config.model.servedModelName;
-  if (policy.kind === "model") await ensureServed(context, policy.model, policy.adapterPath);
-  if (policy.kind === "routed") for (const adapter of Object.values(policy.adapters)) await ensureServed(context, adapter.model, adapter.adapterPath);
+  if (policy.kind === "model" && policy.adapterPath !== undefined) await ensureAdaptersServed(context, [{ model: policy.model, adapterPath: policy.adapterPath }]);
+  if (policy.kind === "routed") await ensureAdaptersServed(context, Object.values(policy.adapters));
   const chosen = new Map((options.routing?.decisions ?? []).map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.capability]));
-  const clients = new Map<string, ChatClient>();
-  const client = async (model: string) => {
-    let found = clients.get(model);
-    if (found === undefined) {
-      found = await context.sampler(model);
-      clients.set(model, found);
-    }
-    return found;
-  };
   const maxTokens = config.evaluation.maxTokens ?? config.target.maxTokens;
   const scores: DomainScore[] = [];
   for (const domain of options.domains) {
@@ -69,7 +53,7 @@ export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promis
         const capability = chosen.get(`${domain.environment.name}\u0000${task.id}`);
         model = capability === undefined || capability === null ? base : (policy.adapters[capability]?.model ?? base);
       }
-      models.set(task.id, await client(model));
+      models.set(task.id, await context.sampler(model));
     }
     await runRollouts({
       environment: { ...prompted, name },

@@ -12,7 +12,7 @@ import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import { readCheckpoint } from "../training/grpo-checkpoint.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import { grpoSettings, type GrpoTrainer } from "../pipeline/train-stage.js";
 
 /** A saved adapter after `iteration` iterations. */
 export interface AdapterCheckpoint {
@@ -64,18 +64,10 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
       adapter: name,
       trainer: worker.trainerClient(),
       sampler: await context.sampler(name),
-      adapterConfig: { rank: training.rank },
+      ...grpoSettings(training),
       adaptersDirectory: options.adaptersDirectory,
       iterations: options.iterations,
-      groups: training.groups,
-      samples: training.samples,
       baseSeed: options.seed,
-      learningRate: training.learningRate,
-      temperature: training.temperature,
-      concurrency: training.concurrency,
-      checkpointEvery: training.checkpointEvery,
-      ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
-      ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
       onIteration: hooks.onIteration,
       signal: hooks.signal,
     });

@@ -14,6 +14,7 @@ import type { EvaluationResults, PassCount } from "./evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { formatReport } from "./report-table.js";
 import { readRoutingFile } from "./routing-file.js";
+import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
 import { readTrainedAdapters } from "./train-stage.js";
 
@@ -32,20 +33,12 @@ function meanReward(store: TrajectoryStore, environment: string): number {
   return episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length;
 }
 
-/** Makes every trained adapter samplable (after a resume the worker is fresh: adapters are loaded from their directories). */
-async function loadAdapters(context: PipelineContext): Promise<void> {
-  const trainer = (await context.worker()).trainerClient();
-  const served = new Set((await trainer.listModels()).map((model) => model.id));
-  for (const adapter of readTrainedAdapters(context.config.runDirectory)) {
-    if (!served.has(adapter.adapter)) await trainer.loadLoraAdapter({ loraName: adapter.adapter, loraPath: adapter.adapterPath });
-  }
-}
-
 /** Runs the evaluations, writes the results and the report; returns a one-line summary. */
 export async function runEvaluateStage(context: PipelineContext): Promise<string> {
   const { config } = context;
   const { target, evaluation } = config;
-  await loadAdapters(context);
+  // After a resume the worker is fresh: the trained adapters are loaded from their directories.
+  await ensureAdaptersServed(context, readTrainedAdapters(config.runDirectory).map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
   const routing = readRoutingFile(config.runDirectory);
   const chosen = new Map(routing.decisions.map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.model]));
   const clients = new Map<string, ChatClient>();

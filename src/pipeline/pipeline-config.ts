@@ -23,6 +23,23 @@ const tinyShapeSchema = z.strictObject({
   tieEmbeddings: z.number().int().min(0).max(1).optional(),
 });
 
+/** The `compare` section: `trace compare` (and the pipeline's last stage when present). */
+export const compareConfigSchema = z
+  .strictObject({
+    methods: z.array(z.enum(COMPARE_METHODS)).min(1).default([...COMPARE_METHODS]),
+    /** Training seeds; every method is trained once per seed. */
+    seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
+    /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
+    curvePoints: positiveInteger.default(2),
+    /** Evaluation episodes per task, each with its own sampling seed. */
+    evaluationTrials: positiveInteger.default(1),
+    temperature: z.number().nonnegative().default(0),
+    /** GEPA's reflection model (OpenAI-compatible); default: the base model on the worker. */
+    reflection: z.strictObject({ baseUrl: z.string().url(), model: z.string().min(1), apiKey: z.string().optional() }).optional(),
+    /** SFT baseline settings. */
+    sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
+  });
+
 export const pipelineConfigSchema = z.strictObject({
   /** Run name; the run directory defaults to `runs/<name>`. */
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
@@ -136,22 +153,7 @@ export const pipelineConfigSchema = z.strictObject({
     })
     .default({ heldOutSeeds: [1000, 1001, 1002, 1003] }),
   /** `trace compare` (and the pipeline's last stage when present): methods under one rollout budget. */
-  compare: z
-    .strictObject({
-      methods: z.array(z.enum(COMPARE_METHODS)).min(1).default([...COMPARE_METHODS]),
-      /** Training seeds; every method is trained once per seed. */
-      seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
-      /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
-      curvePoints: positiveInteger.default(2),
-      /** Evaluation episodes per task, each with its own sampling seed. */
-      evaluationTrials: positiveInteger.default(1),
-      temperature: z.number().nonnegative().default(0),
-      /** GEPA's reflection model (OpenAI-compatible); default: the base model on the worker. */
-      reflection: z.strictObject({ baseUrl: z.string().url(), model: z.string().min(1), apiKey: z.string().optional() }).optional(),
-      /** SFT baseline settings. */
-      sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
-    })
-    .optional(),
+  compare: compareConfigSchema.optional(),
 });
 
 /** A validated configuration with defaults applied. */

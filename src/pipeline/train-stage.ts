@@ -9,6 +9,30 @@ import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/mo
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import type { ResolvedPipelineConfig } from "./pipeline-config.js";
+
+/** The `training` section as runGrpo options (what the train stage and `trace compare` share). */
+export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick<
+  RunGrpoOptions,
+  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps"
+> {
+  return {
+    adapterConfig: { rank: training.rank },
+    groups: training.groups,
+    samples: training.samples,
+    learningRate: training.learningRate,
+    temperature: training.temperature,
+    concurrency: training.concurrency,
+    checkpointEvery: training.checkpointEvery,
+    ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
+    ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
+  };
+}
+
+/** Seeds 0 … n − 1 of a capability environment used for training. */
+export function trainingSeeds(count: number): number[] {
+  return Array.from({ length: count }, (_, seed) => seed);
+}
 
 /** GRPO orchestration: `runGrpo` from src/training. */
 export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
@@ -49,7 +73,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
     const worker = await context.worker();
     const environment = await createModuleEnvironment({
       runner: handWrittenRunner(entry.capability, entry.module),
-      seeds: Array.from({ length: training.seeds }, (_, seed) => seed),
+      seeds: trainingSeeds(training.seeds),
       name: `synthetic-${entry.capability}`,
     });
     const store = context.openStore("store.sqlite");
@@ -61,18 +85,10 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         adapter: entry.capability,
         trainer: worker.trainerClient(),
         sampler: await context.sampler(entry.capability),
-        adapterConfig: { rank: training.rank },
+        ...grpoSettings(training),
         adaptersDirectory,
         store,
         iterations: training.iterations,
-        groups: training.groups,
-        samples: training.samples,
-        learningRate: training.learningRate,
-        temperature: training.temperature,
-        concurrency: training.concurrency,
-        checkpointEvery: training.checkpointEvery,
-        ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
-        ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
         onIteration: (metrics) =>
           context.log(
             `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s`,

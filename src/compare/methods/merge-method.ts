@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
+import { ensureAdaptersServed } from "../../pipeline/serve-adapter.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { traceAdapters } from "./trace-method.js";
 
@@ -22,10 +23,9 @@ export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome
     return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: finals[0]!.name, adapterPath: finals[0]!.path } }], budget: budget.summary(), notes: ["one capability adapter: nothing to merge"] };
   }
   if (!existsSync(path.join(adapterPath, "adapter_config.json"))) {
+    await ensureAdaptersServed(context, finals.map((adapter) => ({ model: adapter.name, adapterPath: adapter.path })));
     const trainer = (await context.worker()).trainerClient();
-    const served = new Set((await trainer.listModels()).map((model) => model.id));
-    for (const adapter of finals) if (!served.has(adapter.name)) await trainer.loadLoraAdapter({ loraName: adapter.name, loraPath: adapter.path });
-    if (served.has(name)) await trainer.deleteAdapter(name);
+    if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
     const merged = await trainer.mergeAdapters({ name, sources: finals.map((adapter) => adapter.name), method: "ties" });
     notes.push(`merged ${finals.length} adapters (largest relative SVD error ${JSON.stringify(merged)})`);
     await trainer.saveAdapter({ adapter: name, path: adapterPath });

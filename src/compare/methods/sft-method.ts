@@ -14,7 +14,7 @@ import { successfulSolutionConversations } from "../../baselines/consolidation/s
 import { createTokenizeClient } from "../../routing/tokenize-client.js";
 import { createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
-import { trainingSeeds } from "./trace-method.js";
+import { trainingSeeds } from "../../pipeline/train-stage.js";
 
 /** `max_position_embeddings` of a Hugging Face checkpoint directory, when it says. */
 function modelMaxPositions(directory: string): number | undefined {

@@ -12,7 +12,7 @@ import type { Environment } from "../../spec/environment.js";
 import type { Task } from "../../spec/task.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget } from "../grpo-snapshots.js";
-import { trainingSeeds } from "./trace-method.js";
+import { trainingSeeds } from "../../pipeline/train-stage.js";
 
 /** The environment with only `tasks` exposed (the target's training tasks, never its evaluation tasks). */
 export function restrictTasks(environment: Environment, tasks: readonly Task[]): Environment {

@@ -6,14 +6,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
+import { trainingSeeds } from "../../pipeline/train-stage.js";
 import { createInstanceUser, createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
-
-/** Seeds 0 … n − 1. */
-export function trainingSeeds(count: number): number[] {
-  return Array.from({ length: count }, (_, seed) => seed);
-}
 
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
 export async function traceAdapters(setup: CompareSetup, budget = createRolloutBudget({ limit: setup.budgetLimit })): Promise<{ capability: string; name: string; checkpoints: AdapterCheckpoint[] }[]> {
