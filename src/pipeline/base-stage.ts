@@ -9,6 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import pLimit from "p-limit";
 import { createChatTokenizeClient } from "../baselines/consolidation/chat-tokenize-client.js";
 import { runSft } from "../baselines/consolidation/run-sft.js";
 import { sftDatum } from "../baselines/consolidation/sft-datum.js";
@@ -105,8 +106,9 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   try {
     const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl })("<|im_end|>");
     const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
-    const datums = [];
-    for (const demonstration of demonstrations) datums.push((await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum);
+    // Several conversations in flight: the worker tokenizes on its HTTP threads, and each conversation takes a few calls.
+    const limit = pLimit(8);
+    const datums = await Promise.all(demonstrations.map((demonstration) => limit(async () => (await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum)));
     const tokens = datums.reduce((sum, datum) => sum + datum.tokens.length, 0);
     context.log(`  ${datums.length} datums, ${tokens} tokens (mean ${(tokens / datums.length).toFixed(0)} per conversation)`);
     const trainer = worker.trainerClient();
