@@ -42,7 +42,8 @@ const config = {
   training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4 },
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4 },
-  compare: { seeds: [0], curvePoints: 1, temperature: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
+  // Two seeds at once, each on its own worker process.
+  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, temperature: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {
@@ -63,12 +64,16 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
   const limit = environments * 1 * 2 * 2;
-  for (const method of COMPARE_METHODS) {
-    const result = JSON.parse(readFileSync(path.join(runDirectory, "compare", "seed-0", method, "result.json"), "utf8")) as { budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
-    assert.equal(result.budget.limit, limit, method);
-    assert.ok(result.budget.spent <= limit, method);
-    assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["mini", 4]], method);
+  for (const seed of [0, 1]) {
+    for (const method of COMPARE_METHODS) {
+      const result = JSON.parse(readFileSync(path.join(runDirectory, "compare", `seed-${seed}`, method, "result.json"), "utf8")) as { seed: number; budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
+      assert.equal(result.seed, seed, method);
+      assert.equal(result.budget.limit, limit, method);
+      assert.ok(result.budget.spent <= limit, method);
+      assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["mini", 4]], method);
+    }
   }
+  assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
   for (const file of ["comparison.md", "comparison.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
   process.stdout.write(`# TRACE-mini smoke run: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 });

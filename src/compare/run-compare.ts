@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { handWrittenRunner, readEnvironmentIndex } from "../pipeline/environment-index.js";
 import { readRoutingFile, routingFile } from "../pipeline/routing-file.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
@@ -82,46 +82,72 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   const root = path.join(config.runDirectory, "compare");
   mkdirSync(root, { recursive: true });
   const store = context.openStore(path.join("compare", "episodes.sqlite"));
+  const runSeed = async (seed: number, seedContext: PipelineContext): Promise<MethodSeedRecord[]> => {
+    const results: MethodSeedRecord[] = [];
+    const directory = path.join(root, `seed-${seed}`);
+    const setup: CompareSetup = { context: seedContext, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
+    const base = config.model.servedModelName;
+    const baseScores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
+    for (const method of options.methods) {
+      const file = path.join(directory, method, "result.json");
+      if (existsSync(file)) {
+        results.push(JSON.parse(readFileSync(file, "utf8")) as MethodSeedRecord);
+        seedContext.log(`  seed ${seed} ${method}: done earlier`);
+        continue;
+      }
+      seedContext.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
+      const started = Date.now();
+      const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: { limit: budgetLimit, spent: 0, remaining: budgetLimit, byCategory: { training: 0, calibration: 0, selection: 0 }, evaluation: 0 }, notes: ["no training"] } : await runMethod(method, setup);
+      const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
+      for (const snapshot of outcome.snapshots) {
+        if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
+        const scores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: snapshot.policy, label: `seed-${seed}|${method}|${snapshot.episodes}`, store });
+        snapshots.push({ ...snapshot, domains: scores });
+      }
+      const final = snapshots.at(-1)!;
+      const evaluation = snapshots.reduce((sum, snapshot) => sum + snapshot.domains.reduce((total, domain) => total + domain.total, 0), 0);
+      const record: MethodSeedRecord = {
+        method,
+        label: METHOD_INFO[method].label,
+        group: METHOD_INFO[method].group,
+        seed,
+        domains: final.domains,
+        budget: { limit: outcome.budget.limit, spent: outcome.budget.spent, evaluation },
+        curve: snapshots.map((snapshot) => ({ episodes: snapshot.episodes, score: overall(snapshot.domains) })),
+        snapshots,
+        notes: outcome.notes,
+      };
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+      seedContext.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      results.push(record);
+    }
+    return results;
+  };
   const results: MethodSeedRecord[] = [];
   try {
-    for (const seed of options.seeds) {
-      const directory = path.join(root, `seed-${seed}`);
-      const setup: CompareSetup = { context, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
-      const base = config.model.servedModelName;
-      const baseScores = await evaluateSnapshot({ context, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
-      for (const method of options.methods) {
-        const file = path.join(directory, method, "result.json");
-        if (existsSync(file)) {
-          results.push(JSON.parse(readFileSync(file, "utf8")) as MethodSeedRecord);
-          context.log(`  seed ${seed} ${method}: done earlier`);
-          continue;
+    if (compare.parallelSeeds <= 1) {
+      for (const seed of options.seeds) results.push(...(await runSeed(seed, context)));
+    } else {
+      // Seeds in waves of `parallelSeeds`, each on a worker process of its own (a tiny model leaves the GPU mostly idle
+      // and one worker's engine thread is the bottleneck); the run's worker stays as it is.
+      for (let start = 0; start < options.seeds.length; start += compare.parallelSeeds) {
+        const wave = options.seeds.slice(start, start + compare.parallelSeeds);
+        // allSettled: a failing seed lets the others finish and write their results before the error surfaces.
+        const waveResults = await Promise.allSettled(
+          wave.map(async (seed) => {
+            const seedContext = createPipelineContext(config, (line) => context.log(line.startsWith("  seed ") ? line : `  [seed ${seed}] ${line.trimStart()}`));
+            try {
+              return await runSeed(seed, seedContext);
+            } finally {
+              await seedContext.close();
+            }
+          }),
+        );
+        for (const settled of waveResults) {
+          if (settled.status === "rejected") throw settled.reason;
+          results.push(...settled.value);
         }
-        context.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
-        const started = Date.now();
-        const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: { limit: budgetLimit, spent: 0, remaining: budgetLimit, byCategory: { training: 0, calibration: 0, selection: 0 }, evaluation: 0 }, notes: ["no training"] } : await runMethod(method, setup);
-        const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
-        for (const snapshot of outcome.snapshots) {
-          if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
-          const scores = await evaluateSnapshot({ context, domains, routing, policy: snapshot.policy, label: `seed-${seed}|${method}|${snapshot.episodes}`, store });
-          snapshots.push({ ...snapshot, domains: scores });
-        }
-        const final = snapshots.at(-1)!;
-        const evaluation = snapshots.reduce((sum, snapshot) => sum + snapshot.domains.reduce((total, domain) => total + domain.total, 0), 0);
-        const record: MethodSeedRecord = {
-          method,
-          label: METHOD_INFO[method].label,
-          group: METHOD_INFO[method].group,
-          seed,
-          domains: final.domains,
-          budget: { limit: outcome.budget.limit, spent: outcome.budget.spent, evaluation },
-          curve: snapshots.map((snapshot) => ({ episodes: snapshot.episodes, score: overall(snapshot.domains) })),
-          snapshots,
-          notes: outcome.notes,
-        };
-        mkdirSync(path.dirname(file), { recursive: true });
-        writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
-        context.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-        results.push(record);
       }
     }
   } finally {

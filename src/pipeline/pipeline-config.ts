@@ -29,6 +29,8 @@ export const compareConfigSchema = z
     methods: z.array(z.enum(COMPARE_METHODS)).min(1).default([...COMPARE_METHODS]),
     /** Training seeds; every method is trained once per seed. */
     seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
+    /** Training seeds run at once, each on its own worker process (one GPU serves several tiny-model workers). */
+    parallelSeeds: positiveInteger.default(1),
     /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
     curvePoints: positiveInteger.default(2),
     /** Evaluation episodes per task, each with its own sampling seed. */
