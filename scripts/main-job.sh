@@ -1,17 +1,8 @@
 #!/usr/bin/env bash
-# The README's main job: gold-replay check of both τ² domains, re-grading of the real τ²-bench runs, then TRACE end to
-# end offline (`trace run configs/offline-tiny.json`: tiny model, reference labeler, hand-written capability
-# environments, GRPO, routing, evaluation). Needs the worker's venv (npm run setup:worker). Rerunning resumes.
+# The README's main job: TRACE-mini at its CPU size (`trace run configs/mini-cpu.json`): the base agent trained from
+# scratch on the scripted expert's demonstrations, its rollouts, capability analysis (reference labeler), the practice
+# environments, GRPO per capability, retrieval routing, held-out evaluation, and every baseline at the same rollout
+# budget (tables and curves in RUN_DIR/compare/). Needs the worker's venv (npm run setup:worker). Rerunning resumes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data="${TAU2_DATA:-../shared/data/tau2}"
-for domain in airline retail; do
-  node bin/trace.js tau2 gold --domain "$domain" --data-dir "$data/$domain" | tail -n 1
-done
-for results in "$data"/trajectories/*.json; do
-  [[ -e "$results" ]] || continue
-  domain=$(basename "$results" | cut -d- -f1)
-  node bin/trace.js tau2 grade --domain "$domain" --data-dir "$data/$domain" "$results" | tail -n 1
-done
-
-node bin/trace.js run configs/offline-tiny.json --run-dir "${RUN_DIR:-runs/main-offline-tiny}"
+node bin/trace.js run configs/mini-cpu.json --run-dir "${RUN_DIR:-runs/main-mini-cpu}"

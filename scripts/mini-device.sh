@@ -20,12 +20,15 @@ if [ ! -d "$RUN_DIR" ] && [ -f .device/run.tar.xz ]; then
 fi
 export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-timeout "$LIMIT" node bin/trace.js run "$CONFIG" --run-dir "$RUN_DIR" 2>&1 | grep -v "gepa iteration\|Writing model shards" | tail -n 80
+mkdir -p "${OUT:-/tmp}"
+timeout "$LIMIT" node bin/trace.js run "$CONFIG" --run-dir "$RUN_DIR" 2>&1 | grep -v "gepa iteration\|Writing model shards" > "${OUT:-/tmp}/log.txt"
+tail -n 60 "${OUT:-/tmp}/log.txt"
 echo "exit: ${PIPESTATUS[0]}"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
   for file in base/sft.json analysis/reference/report.md eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv compare/curves.csv compare/curves.png; do
     [ -e "$RUN_DIR/$file" ] && cp -r "$RUN_DIR/$file" "$OUT/$(echo "$file" | tr / _)"
   done
-  tar -cJf "$OUT/run.tar.xz" -C "$RUN_DIR" --exclude=./base/demonstrations.jsonl . && ls -la "$OUT/run.tar.xz"
+  # The stages' outputs without bulky intermediates (demonstrations, GRPO checkpoints, SFT optimizer state).
+  tar -cJf "$OUT/run.tar.xz" -C "$RUN_DIR" --exclude=./base/demonstrations.jsonl --exclude=./base/sft-state --exclude=./base/init --exclude='*/checkpoints' --exclude=./compare/episodes.sqlite --exclude=./store.sqlite-wal . && ls -la "$OUT/run.tar.xz" && du -sh "$RUN_DIR"/* | sort -h | tail -n 5
 fi

@@ -24,7 +24,7 @@ const config = {
   name: "mini-smoke",
   model: {
     initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
-    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32 },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 } },
   },
   target: { kind: "mini", trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
   // Thresholds at 0 keep every capability the labeler sees lacking, whatever the barely trained base does.
@@ -52,8 +52,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const started = Date.now();
   const { stdout } = await promisify(execFile)(process.execPath, [bin, "run", configFile, "--run-dir", runDirectory], { maxBuffer: 1 << 24 });
   for (const stage of ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"]) assert.match(stdout, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
-  const base = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { demonstrations: number; losses: number[]; expertSuccessRate: number };
+  const base = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { demonstrations: number; losses: number[]; expertSuccessRate: number; refresh?: { expertSuccessRate: number } };
   assert.equal(base.demonstrations, 24);
+  assert.deepEqual(base.refresh, { demonstrations: 8, epochs: 1, learningRate: 0.005, expertSuccessRate: base.refresh?.expertSuccessRate });
+  assert.equal(base.losses.length, 3 + 1, "three steps on the first 24 demonstrations, one on the 8 fresh ones");
+  assert.equal(readFileSync(path.join(runDirectory, "base", "demonstrations.jsonl"), "utf8").trim().split("\n").length, 32);
   assert.ok(base.losses.at(-1)! < base.losses[0]!, `SFT loss ${base.losses[0]} → ${base.losses.at(-1)}`);
   assert.ok(base.expertSuccessRate > 0 && base.expertSuccessRate < 1, "the expert's deficits make some demonstrations fail");
   assert.ok(existsSync(path.join(runDirectory, "model", "model.safetensors")), "merged base checkpoint");

@@ -39,6 +39,8 @@ export interface BaseModelRecord {
   expertSuccessRate: number;
   deficits: Record<string, number>;
   seeds: { start: number; count: number };
+  /** The refresh epochs' fresh demonstrations (seeds right after `seeds`), when configured. */
+  refresh?: { demonstrations: number; epochs: number; learningRate: number; expertSuccessRate: number };
   losses: number[];
   tokens: number;
   seconds: number;
@@ -64,9 +66,10 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...(sft.deficits ?? {}) };
 
   const demonstrationsFile = path.join(directory, "demonstrations.jsonl");
+  const total = sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
   let demonstrations = readDemonstrations(demonstrationsFile);
-  if (demonstrations.length < sft.demonstrations) {
-    const seeds = Array.from({ length: sft.demonstrations }, (_, index) => sft.demonstrationSeedStart + index);
+  if (demonstrations.length < total) {
+    const seeds = Array.from({ length: total }, (_, index) => sft.demonstrationSeedStart + index);
     const environment = await createModuleEnvironment({ runner: nativeModuleRunner(MINI_TARGET_MODULE), seeds, name: "mini-service-demonstrations", maxSteps: config.target.maxSteps });
     const done = new Set(demonstrations.map((demonstration) => demonstration.seed));
     const lines: string[] = [];
@@ -80,9 +83,11 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     }
     writeFileSync(demonstrationsFile, lines.join("\n") + "\n", { flag: "a" });
   }
+  const successRate = (list: readonly Demonstration[]) => list.filter((demonstration) => demonstration.reward === 1).length / list.length;
+  const fresh = demonstrations.slice(sft.demonstrations, total);
   demonstrations = demonstrations.slice(0, sft.demonstrations);
-  const expertSuccessRate = demonstrations.filter((demonstration) => demonstration.reward === 1).length / demonstrations.length;
-  context.log(`  ${demonstrations.length} expert demonstrations (deficits ${JSON.stringify(deficits)}), expert success ${(100 * expertSuccessRate).toFixed(1)}%`);
+  const expertSuccessRate = successRate(demonstrations);
+  context.log(`  ${demonstrations.length} expert demonstrations (deficits ${JSON.stringify(deficits)}), expert success ${(100 * expertSuccessRate).toFixed(1)}%${fresh.length > 0 ? ` (+${fresh.length} fresh ones for the refresh epochs)` : ""}`);
 
   // The tokenizer learns the demonstrations as the model sees them (rendered with the chat template), with merges
   // across words: the fixed system prompt, tool schemas and JSON keys become a few long tokens (≈ 5× shorter sequences).
@@ -108,7 +113,9 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
     // Several conversations in flight: the worker tokenizes on its HTTP threads, and each conversation takes a few calls.
     const limit = pLimit(8);
-    const datums = await Promise.all(demonstrations.map((demonstration) => limit(async () => (await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum)));
+    const toDatums = (list: readonly Demonstration[]) => Promise.all(list.map((demonstration) => limit(async () => (await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum)));
+    const datums = await toDatums(demonstrations);
+    const freshDatums = await toDatums(fresh);
     const tokens = datums.reduce((sum, datum) => sum + datum.tokens.length, 0);
     context.log(`  ${datums.length} datums, ${tokens} tokens (mean ${(tokens / datums.length).toFixed(0)} per conversation)`);
     const trainer = worker.trainerClient();
@@ -121,11 +128,13 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       context.log(`  sft: resuming after epoch ${progress.epochs}`);
     } else await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
     const losses = [...progress.losses];
-    const stepsPerEpoch = Math.ceil(datums.length / sft.batchSize);
-    for (let epoch = progress.epochs + 1; epoch <= sft.epochs; epoch += 1) {
-      const steps = await runSft({ trainer, adapter: "sft", datums, epochs: 1, batchSize: sft.batchSize, learningRate: sft.learningRate });
+    const refreshLearningRate = sft.refresh?.learningRate ?? sft.learningRate;
+    const epochs = sft.epochs + (sft.refresh?.epochs ?? 0);
+    for (let epoch = progress.epochs + 1; epoch <= epochs; epoch += 1) {
+      const refresh = epoch > sft.epochs;
+      const steps = await runSft({ trainer, adapter: "sft", datums: refresh ? freshDatums : datums, epochs: 1, batchSize: sft.batchSize, learningRate: refresh ? refreshLearningRate : sft.learningRate });
       losses.push(...steps.map((step) => step.loss));
-      context.log(`  sft epoch ${epoch}/${sft.epochs} (step ${epoch * stepsPerEpoch}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
+      context.log(`  sft epoch ${epoch}/${epochs}${refresh ? " (fresh demonstrations)" : ""} (step ${losses.length}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
       await trainer.saveState({ adapter: "sft", path: stateDirectory });
       writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
     }
@@ -135,6 +144,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       expertSuccessRate,
       deficits,
       seeds: { start: sft.demonstrationSeedStart, count: sft.demonstrations },
+      ...(sft.refresh === undefined ? {} : { refresh: { demonstrations: fresh.length, epochs: sft.refresh.epochs, learningRate: refreshLearningRate, expertSuccessRate: successRate(fresh) } }),
       losses,
       tokens,
       seconds: (Date.now() - started) / 1000,

@@ -68,6 +68,19 @@ export const pipelineConfigSchema = z.strictObject({
         learningRate: z.number().positive().default(2e-3),
         /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
         rank: positiveInteger.default(64),
+        /**
+         * After the epochs above, more epochs on fresh demonstrations (the seeds right after the first block) with the
+         * same adapter: a tiny model learns to copy identifiers only after many passes over one set, and then
+         * overfits it; fresh data brings the held-out loss down.
+         */
+        refresh: z
+          .strictObject({
+            demonstrations: positiveInteger,
+            epochs: positiveInteger.default(1),
+            /** Default: `learningRate` above. */
+            learningRate: z.number().positive().optional(),
+          })
+          .optional(),
       })
       .optional(),
   }),
