@@ -28,6 +28,8 @@ export interface RunPipelineOptions {
   log: (line: string) => void;
   /** GRPO orchestration [`runGrpo` of src/training]. */
   trainer?: GrpoTrainer;
+  /** The last stage to run (default: all of them); a later run resumes from the next one. */
+  until?: PipelineStage;
 }
 
 export interface PipelineResult {
@@ -71,6 +73,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       if (marker !== undefined) {
         log(`${prefix} skipped (done at ${marker.finishedAt}): ${marker.summary}`);
         stages.push({ stage, status: "skipped", summary: marker.summary });
+        if (stage === options.until) break;
         continue;
       }
       log(`${prefix} running`);
@@ -80,6 +83,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       writeStageMarker(config.runDirectory, { stage, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), seconds, summary });
       log(`${prefix} done in ${seconds.toFixed(1)} s: ${summary}`);
       stages.push({ stage, status: "ran", summary });
+      if (stage === options.until) break;
     }
   } finally {
     await context.close();
