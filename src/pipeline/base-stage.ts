@@ -3,9 +3,10 @@
  * (with its documented deficits) plays episodes on demonstration seeds disjoint from every training and evaluation
  * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
  * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights
- * and exported as the run's base checkpoint (`model.path`). Demonstrations are kept in `base/demonstrations.jsonl` and
- * reused on a rerun, SFT resumes after its last finished epoch (`base/sft-state/`), and a run whose base checkpoint
- * exists skips the stage.
+ * and exported as the run's base checkpoint (`model.path`). With `refresh`, more epochs follow on fresh demonstrations
+ * (the seeds right after the first block), once the tiny model has learned to copy identifiers from the repeated ones.
+ * Demonstrations are kept in `base/demonstrations.jsonl` and reused on a rerun, SFT resumes after its last finished
+ * epoch (`base/sft-state/`), and a run whose base checkpoint exists skips the stage.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
