@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { handWrittenRunner, readEnvironmentIndex } from "../pipeline/environment-index.js";
 import { readRoutingFile, routingFile } from "../pipeline/routing-file.js";
@@ -97,7 +98,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       }
       seedContext.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
       const started = Date.now();
-      const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: { limit: budgetLimit, spent: 0, remaining: budgetLimit, byCategory: { training: 0, calibration: 0, selection: 0 }, evaluation: 0 }, notes: ["no training"] } : await runMethod(method, setup);
+      const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: createRolloutBudget({ limit: budgetLimit }).summary(), notes: ["no training"] } : await runMethod(method, setup);
       const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
       for (const snapshot of outcome.snapshots) {
         if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
@@ -126,28 +127,25 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   };
   const results: MethodSeedRecord[] = [];
   try {
-    if (compare.parallelSeeds <= 1) {
-      for (const seed of options.seeds) results.push(...(await runSeed(seed, context)));
-    } else {
-      // Seeds in waves of `parallelSeeds`, each on a worker process of its own (a tiny model leaves the GPU mostly idle
-      // and one worker's engine thread is the bottleneck); the run's worker stays as it is.
-      for (let start = 0; start < options.seeds.length; start += compare.parallelSeeds) {
-        const wave = options.seeds.slice(start, start + compare.parallelSeeds);
-        // allSettled: a failing seed lets the others finish and write their results before the error surfaces.
-        const waveResults = await Promise.allSettled(
-          wave.map(async (seed) => {
-            const seedContext = createPipelineContext(config, (line) => context.log(line.startsWith("  seed ") ? line : `  [seed ${seed}] ${line.trimStart()}`));
-            try {
-              return await runSeed(seed, seedContext);
-            } finally {
-              await seedContext.close();
-            }
-          }),
-        );
-        for (const settled of waveResults) {
-          if (settled.status === "rejected") throw settled.reason;
-          results.push(...settled.value);
-        }
+    // Seeds in waves of `parallelSeeds`. With more than one, each seed gets a worker process of its own (a tiny model
+    // leaves the GPU mostly idle and one worker's engine thread is the bottleneck); otherwise the run's worker serves.
+    for (let start = 0; start < options.seeds.length; start += compare.parallelSeeds) {
+      const wave = options.seeds.slice(start, start + compare.parallelSeeds);
+      // allSettled: a failing seed lets the others finish and write their results before the error surfaces.
+      const waveResults = await Promise.allSettled(
+        wave.map(async (seed) => {
+          if (compare.parallelSeeds === 1) return runSeed(seed, context);
+          const seedContext = createPipelineContext(config, (line) => context.log(line.startsWith("  seed ") ? line : `  [seed ${seed}] ${line.trimStart()}`));
+          try {
+            return await runSeed(seed, seedContext);
+          } finally {
+            await seedContext.close();
+          }
+        }),
+      );
+      for (const settled of waveResults) {
+        if (settled.status === "rejected") throw settled.reason;
+        results.push(...settled.value);
       }
     }
   } finally {

@@ -144,6 +144,10 @@ def chat_corpus_documents(files: list[Path]) -> list[str]:
     return documents + CHAT_SAMPLES * 50
 
 
+#: Identifier-like text (letters or #_ then digits: u15, #W23, card_4821): kept whole by the tokenizer, marked in the embedding.
+IDENTIFIER = re.compile(r"[A-Za-z#_]*[0-9]+")
+
+
 def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool = False) -> PreTrainedTokenizerFast:
     """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template.
     `merge_across_words` lets merges span spaces and punctuation (only identifiers are split off), so text that
@@ -157,7 +161,7 @@ def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool 
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
             [
                 pre_tokenizers.Split(Regex(r"\n"), behavior="isolated"),
-                pre_tokenizers.Split(Regex(r"[A-Za-z#_]*[0-9]+"), behavior="isolated"),
+                pre_tokenizers.Split(Regex(IDENTIFIER.pattern), behavior="isolated"),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
         )
@@ -178,9 +182,6 @@ def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool 
         chat_template=TINY_CHAT_TEMPLATE,
         model_max_length=4096,
     )
-
-
-IDENTIFIER = re.compile(r"[A-Za-z#_]*[0-9]+")
 
 
 def mark_identifier_tokens(model: torch.nn.Module, tokenizer: PreTrainedTokenizerFast) -> int:
