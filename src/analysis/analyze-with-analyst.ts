@@ -47,6 +47,8 @@ export interface AnalystAnalysisOptions {
   /** A capability dictionary to label with instead of discovering one. */
   candidates?: CandidatesFile;
   render?: RenderOptions;
+  /** The task's instructions shown to the analyst above a trajectory (the reference pipeline shows them). */
+  instructions?: (episode: EpisodeRecord) => string | undefined;
   onProgress?: (line: string) => void;
 }
 
@@ -73,9 +75,16 @@ export async function analyzeWithAnalyst(options: AnalystAnalysisOptions): Promi
   const episodes = options.store.listEpisodes({ status: "finished" });
   if (episodes.length === 0) throw new NoTrajectoriesError(options.store.file);
   const trajectories = episodes.map((episode) => ({
-    ...renderTrajectory({ ...keyed(episode), reward: episode.reward, termination: episode.termination, messages: episode.messages ?? [] }, options.render),
+    ...renderTrajectory(
+      { ...keyed(episode), reward: episode.reward, termination: episode.termination, messages: episode.messages ?? [], rewardInfo: episode.rewardInfo, ...instructionsOf(episode) },
+      options.render,
+    ),
     episode: keyed(episode).episode,
   }));
+  function instructionsOf(episode: EpisodeRecord): { instructions?: string } {
+    const text = options.instructions?.(episode);
+    return text === undefined ? {} : { instructions: text };
+  }
   const candidatesFile = path.join(options.outDirectory, CANDIDATES_FILE);
   const promptBudget = (overhead: string) => options.contextTokens - options.maxOutputTokens - RETRY_RESERVE_TOKENS - estimateTokens(overhead);
 

@@ -100,7 +100,6 @@ export async function labelWithAnalyst(options: LabelingOptions): Promise<Map<nu
       seed: run * 1000,
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     });
-    options.onBatch?.({ run, keys, ok: outcome.ok });
     if (outcome.ok) {
       const runName = labelingRunName(options.runPrefix, run);
       options.store.upsertLabels(
@@ -108,8 +107,10 @@ export async function labelWithAnalyst(options: LabelingOptions): Promise<Map<nu
           Object.entries(outcome.value.get(trajectory.key) ?? {}).map(([capability, label]) => ({ ...trajectory.episode, capability, run: runName, label })),
         ),
       );
-      return [];
     }
+    // Reported once stored, so a progress line never claims labels that a crash could lose.
+    options.onBatch?.({ run, keys, ok: outcome.ok });
+    if (outcome.ok) return [];
     if (batch.length > 1) {
       const half = Math.ceil(batch.length / 2);
       return [...(await labelBatch(run, batch.slice(0, half))), ...(await labelBatch(run, batch.slice(half)))];

@@ -5,10 +5,10 @@ import { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage }
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
 
 /** Loads the configuration, runs the pipeline, prints progress and the report. */
-export async function runRunCommand(configFile: string, options: { runDir?: string; until?: PipelineStage; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<PipelineResult> {
+export async function runRunCommand(configFile: string, options: { runDir?: string; until?: PipelineStage; startOver?: boolean; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<PipelineResult> {
   const config = loadPipelineConfig(configFile, options.runDir === undefined ? {} : { runDirectory: options.runDir });
   write(`trace run ${config.name}: run directory ${config.runDirectory}`);
-  const result = await runPipeline({ config, log: write, ...(options.trainer === undefined ? {} : { trainer: options.trainer }), ...(options.until === undefined ? {} : { until: options.until }) });
+  const result = await runPipeline({ config, log: write, ...(options.trainer === undefined ? {} : { trainer: options.trainer }), ...(options.until === undefined ? {} : { until: options.until }), startOver: options.startOver === true });
   write("");
   write(result.report.trimEnd());
   return result;
@@ -22,7 +22,8 @@ export function registerRunCommand(program: Command): void {
     .argument("<config>", "configuration file (see configs/offline-tiny.json)")
     .option("--run-dir <dir>", "run directory (default: the configuration's runDirectory, else runs/<name>)")
     .addOption(new Option("--until <stage>", "stop after this stage (a later run resumes from the next)").choices(PIPELINE_STAGES))
-    .action(async (configFile: string, options: { runDir?: string; until?: PipelineStage }) => {
+    .option("--start-over", "delete what the run directory holds and start again (a run directory is only resumed with the same model, user and target)")
+    .action(async (configFile: string, options: { runDir?: string; until?: PipelineStage; startOver?: boolean }) => {
       await runRunCommand(configFile, options, write);
     });
 }

@@ -12,7 +12,7 @@ import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import { readCheckpoint } from "../training/grpo-checkpoint.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
-import { grpoSettings, type GrpoTrainer } from "../pipeline/train-stage.js";
+import { grpoSettings, syncOf, type GrpoTrainer } from "../pipeline/train-stage.js";
 
 /** A saved adapter after `iteration` iterations. */
 export interface AdapterCheckpoint {
@@ -64,6 +64,7 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
       adapter: name,
       trainer: worker.trainerClient(),
       sampler: await context.sampler(name),
+      ...(await syncOf(context, name)),
       ...grpoSettings(training),
       adaptersDirectory: options.adaptersDirectory,
       iterations: options.iterations,

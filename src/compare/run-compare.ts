@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
-import { handWrittenRunner, readEnvironmentIndex } from "../pipeline/environment-index.js";
+import { readEnvironmentIndex } from "../pipeline/environment-index.js";
 import { readRoutingFile, routingFile } from "../pipeline/routing-file.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
@@ -74,7 +74,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   if (compare === undefined) throw new RangeError("the configuration has no `compare` section");
   const index = readEnvironmentIndex(config.runDirectory);
   if (index.environments.length === 0) throw new NoCapabilityEnvironmentsError(config.runDirectory);
-  const capabilities: CompareCapability[] = index.environments.map((entry) => ({ capability: entry.capability, description: entry.description, runner: handWrittenRunner(entry.capability, entry.module) }));
+  const capabilities: CompareCapability[] = await Promise.all(index.environments.map(async (entry) => ({ capability: entry.capability, description: entry.description, runner: await context.environment(entry) })));
   const { training } = config;
   const budgetLimit = capabilities.length * training.iterations * training.groups * training.samples;
   const fractions = Array.from({ length: compare.curvePoints }, (_, index) => (index + 1) / compare.curvePoints);

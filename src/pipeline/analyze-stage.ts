@@ -1,37 +1,88 @@
 /**
- * Stage 2, analyze: the reference-guided labeler on the base rollouts into `analysis/reference/` — against τ²'s gold
- * for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.
+ * Stage 2, analyze: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
+ * endpoint discovers a capability dictionary and labels every trajectory in N runs (resumable: labels are stored per
+ * batch) into `analysis/`. `reference` (offline): the reference-guided labeler into `analysis/reference/` — against τ²'s
+ * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.
  */
 import path from "node:path";
+import type { AggregationThresholds } from "../analysis/aggregate-capabilities.js";
+import { analysisDirectoryOf } from "../analysis/analysis-directory.js";
+import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { runModuleReferenceAnalysis } from "../analysis/module-reference-analysis.js";
 import { REFERENCE_DIRECTORY, runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
+import type { ScoresFile } from "../analysis/analysis-directory.js";
+import { roleClient, roleEndpoint } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
-/** The analysis directory of a run. */
-export function referenceAnalysisDirectory(runDirectory: string): string {
-  return path.join(runDirectory, "analysis", REFERENCE_DIRECTORY);
+/** Some (trajectory, run) pairs never got valid labels from the analyst; what was labeled is kept for the rerun. */
+export class AnalysisIncompleteError extends Error {
+  override readonly name = "AnalysisIncompleteError";
+  constructor(
+    readonly unlabeled: number,
+    readonly example: string,
+  ) {
+    super(`analysis: ${unlabeled} trajectory-runs got no valid labels from the analyst (e.g. ${example}); the labels obtained are kept — rerun the same command to retry the rest`);
+  }
+}
+
+/** Where the configured labeler writes: `analysis/` (LLM) or `analysis/reference/`. */
+export function analysisDirectory(config: ResolvedPipelineConfig): string {
+  const directory = analysisDirectoryOf(config.runDirectory);
+  return config.analysis.labeler === "llm" ? directory : path.join(directory, REFERENCE_DIRECTORY);
 }
 
 /** Labels, aggregates, writes the report; returns a one-line summary. */
 export async function runAnalyzeStage(context: PipelineContext): Promise<string> {
   const { config } = context;
-  const directory = referenceAnalysisDirectory(config.runDirectory);
-  const thresholds = { coverage: config.analysis.coverage, gap: config.analysis.gap };
+  const directory = analysisDirectory(config);
   const store = context.openStore("store.sqlite");
   try {
-    let result;
-    if (config.target.kind === "mini") {
-      const environments = new Map((await loadTargetDomains(config)).flatMap((domain) => (domain.moduleEnvironment === undefined ? [] : [[domain.environment.name, domain.moduleEnvironment] as const])));
-      result = await runModuleReferenceAnalysis({ store, environments: (name) => environments.get(name), outDirectory: directory, thresholds });
+    let scores: ScoresFile;
+    let labeled: string;
+    if (config.analysis.labeler === "llm") {
+      const { analysis } = config;
+      const thresholds: AggregationThresholds = { coverage: analysis.coverage, gap: analysis.gap, minRuns: analysis.minRuns ?? Math.ceil(0.8 * analysis.runs) };
+      const instructions = new Map<string, string>();
+      for (const domain of await loadTargetDomains(config)) for (const task of domain.tasks) instructions.set(`${domain.environment.name}\u0000${task.id}`, task.userInstructions);
+      const client = roleClient(config, "analyst");
+      const result = await analyzeWithAnalyst({
+        store,
+        client,
+        model: roleEndpoint(config, "analyst")!.model,
+        outDirectory: directory,
+        runs: analysis.runs,
+        thresholds,
+        contextTokens: analysis.contextTokens,
+        maxOutputTokens: analysis.maxOutputTokens,
+        batchSize: analysis.batchSize,
+        maxAttempts: analysis.maxAttempts,
+        temperature: analysis.temperature,
+        instructions: (episode) => instructions.get(`${episode.environment}\u0000${episode.taskId}`),
+        onProgress: (line) => context.log(`  ${line}`),
+      });
+      const failures = [...result.failures.values()].flat();
+      writeAnalysisReport({ directory, title: `${config.name}: LLM analyst` });
+      if (failures.length > 0) throw new AnalysisIncompleteError(failures.reduce((sum, failure) => sum + failure.keys.length, 0), `${failures[0]!.keys[0]}: ${failures[0]!.error}`);
+      scores = result.scores;
+      labeled = `${result.candidates.candidates.length} candidate capabilities, ${analysis.runs} labeling runs`;
     } else {
-      result = runReferenceAnalysis({ store, outDirectory: directory, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: config.target.dataDirectory }), thresholds });
+      const thresholds = { coverage: config.analysis.coverage, gap: config.analysis.gap };
+      let result;
+      if (config.target.kind === "mini") {
+        const environments = new Map((await loadTargetDomains(config)).flatMap((domain) => (domain.moduleEnvironment === undefined ? [] : [[domain.environment.name, domain.moduleEnvironment] as const])));
+        result = await runModuleReferenceAnalysis({ store, environments: (name) => environments.get(name), outDirectory: directory, thresholds });
+      } else {
+        result = runReferenceAnalysis({ store, outDirectory: directory, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: config.target.dataDirectory }), thresholds });
+      }
+      writeAnalysisReport({ directory, title: `${config.name}: reference labeler` });
+      scores = result.scores;
+      labeled = `${result.run.totals.total_failed + result.run.totals.total_passed} trajectories labeled`;
     }
-    writeAnalysisReport({ directory, title: `${config.name}: reference labeler` });
-    const { run, scores } = result;
     const kept = scores.capabilities.filter((capability) => capability.status === "kept").map((capability) => capability.skill);
-    return `${run.totals.total_failed + run.totals.total_passed} trajectories labeled; kept: ${kept.join(", ") || "none"}`;
+    return `${labeled}; kept: ${kept.join(", ") || "none"}`;
   } finally {
     store.close();
   }

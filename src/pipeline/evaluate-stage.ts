@@ -9,7 +9,7 @@ import type { ChatClient } from "../models/chat-client.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
-import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
+import { readEnvironmentIndex } from "./environment-index.js";
 import type { EvaluationResults, PassCount } from "./evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { formatReport } from "./report-table.js";
@@ -59,14 +59,14 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         tasks: evaluationTasks,
         store: evalStore,
         makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
-        metadata: { agent: "trace-routed", user: "scripted", stage: "evaluate" },
+        metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
       const ids = new Set(evaluationTasks.map((task) => task.id));
       // The base rollouts cover the evaluation tasks when they are the analysis tasks (τ²); held-out tasks get their own.
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const baseName = `${environment.name}/base`;
       if (heldOut) {
-        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, metadata: { agent: config.model.servedModelName, user: "scripted", stage: "evaluate" } });
+        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" } });
       }
       const entry = { domain, base: heldOut ? passCount(evalStore, baseName, ids) : passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
@@ -81,7 +81,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
     const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
     for (const adapter of readTrainedAdapters(config.runDirectory)) {
       const entry = environments.get(adapter.capability)!;
-      const environment = await createModuleEnvironment({ runner: handWrittenRunner(entry.capability, entry.module), seeds: evaluation.heldOutSeeds });
+      const environment = await createModuleEnvironment({ runner: await context.environment(entry), seeds: evaluation.heldOutSeeds });
       const rewards: number[] = [];
       for (const [which, model] of [
         ["base", config.model.servedModelName],

@@ -19,6 +19,7 @@ const tinyShapeSchema = z.strictObject({
   headDim: positiveInteger.optional(),
   intermediateSize: positiveInteger.optional(),
   experts: z.number().int().nonnegative().optional(),
+  maxPositions: positiveInteger.optional(),
   seed: z.number().int().nonnegative().optional(),
   tieEmbeddings: z.number().int().min(0).max(1).optional(),
 });
@@ -36,11 +37,62 @@ export const compareConfigSchema = z
     /** Evaluation episodes per task, each with its own sampling seed. */
     evaluationTrials: positiveInteger.default(1),
     temperature: z.number().nonnegative().default(0),
-    /** GEPA's reflection model (OpenAI-compatible); default: the base model on the worker. */
-    reflection: z.strictObject({ baseUrl: z.string().url(), model: z.string().min(1), apiKey: z.string().optional() }).optional(),
     /** SFT baseline settings. */
     sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
   });
+
+/** A named OpenAI-compatible endpoint; its API key is read from the environment variable `apiKeyEnv`, never stored. */
+export const endpointSchema = z.strictObject({
+  /** Base URL ending in `/v1` (vLLM, SGLang, OpenAI, …). */
+  url: z.string().url(),
+  model: z.string().min(1),
+  /** Name of the environment variable holding the API key (none: no key sent). */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  /** Requests in flight at once. */
+  maxConcurrency: positiveInteger.default(16),
+  timeoutSeconds: positiveInteger.default(600),
+});
+
+/** The model roles; each names an endpoint of `endpoints` (`worker`: the run's own worker, for `policy` and `router`). */
+export const ROLES = ["policy", "user", "analyst", "generator", "reflection", "router"] as const;
+export type Role = (typeof ROLES)[number];
+/** The reserved endpoint name of the run's worker. */
+export const WORKER_ENDPOINT = "worker";
+
+const rolesSchema = z
+  .strictObject({
+    /** Samples the agent: `worker` (default), or an endpoint that loads adapters by name (`/v1/load_lora_adapter`, e.g. vLLM with `--enable-lora`); the worker then only trains. */
+    policy: z.string().min(1).default(WORKER_ENDPOINT),
+    /** τ²'s LLM user simulator (`target.user: "llm"`). */
+    user: z.string().min(1).optional(),
+    /** The capability analyst (`analysis.labeler: "llm"`). */
+    analyst: z.string().min(1).optional(),
+    /** Writes capability environments (`environments.source: "generated"`). */
+    generator: z.string().min(1).optional(),
+    /** GEPA's reflection model in `compare` (default: the policy's base model). */
+    reflection: z.string().min(1).optional(),
+    /** Scores routing labels (needs `logprob_token_ids` and `/tokenize`): `worker` (default) or an endpoint. */
+    router: z.string().min(1).default(WORKER_ENDPOINT),
+  })
+  .default({ policy: WORKER_ENDPOINT, router: WORKER_ENDPOINT });
+
+/** Calibration of a generated environment on the base policy (TRACE reference code's statistics). */
+const calibrationSchema = z.strictObject({
+  /** Seeds, one group each. */
+  seeds: positiveInteger.default(16),
+  /** Rollouts per seed, K. */
+  samples: positiveInteger.default(16),
+  temperature: z.number().nonnegative().default(0.7),
+  minimumMeanReward: z.number().min(0).max(1).default(0.2),
+  maximumMeanReward: z.number().min(0).max(1).default(0.6),
+  minimumSuccessRate: z.number().min(0).max(1).default(0.2),
+  maximumSuccessRate: z.number().min(0).max(1).default(0.6),
+  minimumRewardStd: z.number().min(0).default(0.05),
+  maximumAllZeroFraction: z.number().min(0).max(1).default(0.2),
+  maximumAllOneFraction: z.number().min(0).max(1).default(0.2),
+  maximumConstantFraction: z.number().min(0).max(1).default(0.5),
+  minimumInformativeFraction: z.number().min(0).max(1).default(0.5),
+});
 
 export const pipelineConfigSchema = z.strictObject({
   /** Run name; the run directory defaults to `runs/<name>`. */
@@ -107,7 +159,11 @@ export const pipelineConfigSchema = z.strictObject({
       evaluationSeedStart: z.number().int().nonnegative().default(100_000),
       evaluationSeedCount: positiveInteger.default(60),
       trials: positiveInteger.default(1),
-      user: z.literal("scripted").default("scripted"),
+      /** `scripted`: the task's instructions are the user's first message (offline); `llm`: τ²-bench's LLM user simulator on the `user` role's endpoint. */
+      user: z.enum(["scripted", "llm"]).default("scripted"),
+      /** τ²-bench's `user_simulator` guidelines directory (default: beside the domains, `<dataDirectory>/user_simulator`). */
+      userGuidelines: z.string().min(1).optional(),
+      userTemperature: z.number().nonnegative().default(0),
       maxSteps: positiveInteger.default(50),
       maxTokens: positiveInteger.optional(),
       temperature: z.number().nonnegative().default(0),
@@ -121,18 +177,38 @@ export const pipelineConfigSchema = z.strictObject({
     }),
   analysis: z
     .strictObject({
-      labeler: z.literal("reference").default("reference"),
+      /** `llm`: the paper's analyst on the `analyst` role's endpoint; `reference`: the offline reference-guided labeler. */
+      labeler: z.enum(["reference", "llm"]).default("reference"),
       coverage: z.number().min(0).max(1).default(0.1),
       gap: z.number().min(-1).max(1).default(0.2),
+      /** `llm`: labeling runs N. */
+      runs: positiveInteger.default(10),
+      /** `llm`: runs a capability must pass to be kept (default ⌈0.8·runs⌉). */
+      minRuns: positiveInteger.optional(),
+      /** `llm`: the analyst's context window and reply size, in tokens. */
+      contextTokens: positiveInteger.default(32_000),
+      maxOutputTokens: positiveInteger.default(4096),
+      batchSize: positiveInteger.default(8),
+      maxAttempts: positiveInteger.default(3),
+      temperature: z.number().nonnegative().default(0.7),
     })
-    .default({ labeler: "reference", coverage: 0.1, gap: 0.2 }),
-  environments: z.strictObject({
-    source: z.literal("hand-written").default("hand-written"),
-    /** Kept capability → hand-written module (`CAPABILITY_ENVIRONMENTS`' capability names); unmapped ones are reported and skipped. */
-    map: z.record(z.string(), z.string()),
-    /** Seeds whose ground-truth solution must reach reward 1 (validation), the first also gives the routing example. */
-    validationSeeds: z.array(z.number().int().nonnegative()).min(1).default([0, 1, 2]),
-  }),
+    .default({ labeler: "reference", coverage: 0.1, gap: 0.2, runs: 10, contextTokens: 32_000, maxOutputTokens: 4096, batchSize: 8, maxAttempts: 3, temperature: 0.7 }),
+  environments: z
+    .strictObject({
+      /** `generated`: the generator role writes each environment (sandboxed, gated, calibrated); `hand-written`: `map`. */
+      source: z.enum(["hand-written", "generated"]).default("hand-written"),
+      /** `hand-written`: kept capability → module (`CAPABILITY_ENVIRONMENTS`' capability names); unmapped ones are reported and skipped. */
+      map: z.record(z.string(), z.string()).default({}),
+      /** Seeds whose ground-truth solution must reach reward 1 (validation), the first also gives the routing example. */
+      validationSeeds: z.array(z.number().int().nonnegative()).min(1).default([0, 1, 2]),
+      /** `generated`: generations per capability (each failing one's report is fed back). */
+      maxAttempts: positiveInteger.default(5),
+      /** `generated`: seeds the validation gates play. */
+      gateSeeds: positiveInteger.default(100),
+      temperature: z.number().nonnegative().default(0.7),
+      calibration: calibrationSchema.default(calibrationSchema.parse({})),
+    })
+    .default({ source: "hand-written", map: {}, validationSeeds: [0, 1, 2], maxAttempts: 5, gateSeeds: 100, temperature: 0.7, calibration: calibrationSchema.parse({}) }),
   training: z
     .strictObject({
       iterations: positiveInteger.default(40),
@@ -169,6 +245,27 @@ export const pipelineConfigSchema = z.strictObject({
     .default({ heldOutSeeds: [1000, 1001, 1002, 1003] }),
   /** `trace compare` (and the pipeline's last stage when present): methods under one rollout budget. */
   compare: compareConfigSchema.optional(),
+  /** Named OpenAI-compatible endpoints, assigned to model roles by `roles`. */
+  endpoints: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"), endpointSchema).default({}),
+  roles: rolesSchema,
+}).superRefine((config, context) => {
+  for (const role of ROLES) {
+    const name = config.roles[role];
+    if (name === undefined) continue;
+    if (name === WORKER_ENDPOINT) {
+      if (role !== "policy" && role !== "router") context.addIssue({ code: "custom", path: ["roles", role], message: `"worker" serves only the policy and router roles; define an endpoint for ${role}` });
+    } else if (config.endpoints[name] === undefined) {
+      context.addIssue({ code: "custom", path: ["roles", role], message: `endpoint ${JSON.stringify(name)} is not defined in endpoints (defined: ${Object.keys(config.endpoints).join(", ") || "none"})` });
+    }
+  }
+  const needs = (condition: boolean, role: Role, why: string) => {
+    if (condition && config.roles[role] === undefined) context.addIssue({ code: "custom", path: ["roles", role], message: `required: ${why}` });
+  };
+  needs(config.target.user === "llm", "user", 'target.user is "llm"');
+  needs(config.analysis.labeler === "llm", "analyst", 'analysis.labeler is "llm"');
+  needs(config.environments.source === "generated", "generator", 'environments.source is "generated"');
+  if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
+  if (config.target.user === "llm" && config.target.kind !== "tau2") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" needs a tau2 target (a mini target has scripted users)' });
 });
 
 /** A validated configuration with defaults applied. */

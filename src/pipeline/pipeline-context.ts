@@ -3,8 +3,13 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createChatClient, type ChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
+import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import { createAdapterSync, type AdapterSync, type LoraSampler } from "../training/adapter-sync.js";
+import { createTrainerClient, type TrainerClient } from "../worker/trainer-client.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
+import { roleEndpoint, type ResolvedEndpoint } from "./endpoints.js";
+import { createEnvironmentCache, type CapabilityEnvironmentEntry } from "./environment-index.js";
 import { MissingCheckpointError } from "./missing-checkpoint-error.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
@@ -14,8 +19,23 @@ export interface PipelineContext {
   log(line: string): void;
   /** The worker serving the base model (created with `init-tiny` first when configured and missing). */
   worker(): Promise<WorkerProcess>;
-  /** A chat client on the worker for `model` (default: the base model). */
+  /**
+   * A chat client on the policy sampler for `model` (default: the base model): the worker, or the `policy` role's
+   * endpoint, where the base model is called by the endpoint's model name and adapters by their names.
+   */
   sampler(model?: string): Promise<ChatClient>;
+  /** The `policy` role's endpoint when it is not the worker (the worker then only trains). */
+  readonly externalPolicy: ResolvedEndpoint | undefined;
+  /** The external policy sampler's adapter loading (`/v1/load_lora_adapter`); undefined when the worker samples. */
+  loraSampler(): (LoraSampler & Pick<TrainerClient, "listModels">) | undefined;
+  /**
+   * How GRPO's adapter reaches the policy sampler: undefined when the worker samples (it samples the trainer's adapter
+   * directly); with an external sampler, versions saved under `adapters/synced/` and loaded by name, checked by the
+   * logprob probe after every sync.
+   */
+  adapterSync(adapter: string): Promise<AdapterSync | undefined>;
+  /** A capability environment's module (hand-written natively, generated in the sandbox), loaded once per run. */
+  environment(entry: CapabilityEnvironmentEntry): Promise<ModuleRunner>;
   /** Opens a store file of the run (relative to the run directory); the caller closes it. */
   openStore(relativePath: string): TrajectoryStore;
   /** Stops the worker if it was started. */
@@ -45,21 +65,43 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
     return worker;
   };
   const worker = () => (started ??= start());
+  const externalPolicy = roleEndpoint(config, "policy");
+  const environments = createEnvironmentCache(config.runDirectory);
   return {
     config,
     log,
     worker,
+    externalPolicy,
     async sampler(model = config.model.servedModelName) {
-      const { baseUrl } = await worker();
       let client = clients.get(model);
       if (client === undefined) {
-        client = createChatClient({ baseUrl, model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000 });
+        if (externalPolicy === undefined) {
+          const { baseUrl } = await worker();
+          client = createChatClient({ baseUrl, model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000 });
+        } else {
+          client = createChatClient({
+            baseUrl: externalPolicy.url,
+            model: model === config.model.servedModelName ? externalPolicy.model : model,
+            maxConcurrency: externalPolicy.maxConcurrency,
+            timeoutMs: externalPolicy.timeoutMs,
+            ...(externalPolicy.apiKey === undefined ? {} : { apiKey: externalPolicy.apiKey }),
+          });
+        }
         clients.set(model, client);
       }
       return client;
     },
+    async adapterSync(adapter) {
+      const client = this.loraSampler();
+      if (client === undefined) return undefined;
+      const trainer = (await worker()).trainerClient();
+      return createAdapterSync({ trainer, adapter, sampler: { client, directory: path.join(config.runDirectory, "adapters", "synced") }, probe: { chat: await this.sampler() } });
+    },
+    loraSampler: () => (externalPolicy === undefined ? undefined : createTrainerClient({ baseUrl: externalPolicy.url, ...(externalPolicy.apiKey === undefined ? {} : { apiKey: externalPolicy.apiKey }) })),
+    environment: (entry) => environments.load(entry),
     openStore: (relativePath) => openTrajectoryStore(path.join(config.runDirectory, relativePath)),
     async close() {
+      await environments.close();
       if (started !== undefined) await (await started.catch(() => undefined))?.stop();
     },
   };

@@ -22,7 +22,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
         sampling: { temperature: target.temperature, ...(target.maxTokens === undefined ? {} : { maxTokens: target.maxTokens }) },
         baseSeed: target.seed,
         maxSteps: target.maxSteps,
-        metadata: { agentModel: model.servedModelName, user: "scripted", stage: "rollout" },
+        metadata: { agentModel: model.servedModelName, user: context.config.target.user, stage: "rollout" },
       });
       const line = `${environment.name}: ${summary.passed}/${summary.finished} passed (${summary.skipped} already done, ${summary.failed} failed)`;
       context.log(`  ${line}`);

@@ -13,7 +13,7 @@ import type { RoutingDecision, RoutingOption } from "../routing/routing-option.j
 import { solutionTranscript } from "../routing/solution-transcript.js";
 import { createTokenizeClient } from "../routing/tokenize-client.js";
 import type { Task } from "../spec/task.js";
-import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
+import { readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingFile, type RoutingFile } from "./routing-file.js";
 import { loadTargetDomains } from "./target-tasks.js";
@@ -29,7 +29,7 @@ export async function routingOptions(context: PipelineContext): Promise<RoutingO
   const options: RoutingOption[] = [];
   for (const [index, adapter] of adapters.entries()) {
     const entry = environments.get(adapter.capability)!;
-    const example = await solutionTranscript(handWrittenRunner(entry.capability, entry.module), config.environments.validationSeeds[0]!);
+    const example = await solutionTranscript(await context.environment(entry), config.environments.validationSeeds[0]!);
     options.push({ label: labels[index]!, capability: adapter.capability, model: adapter.adapter, description: entry.description, example });
   }
   options.push({ label: labels.at(-1)!, capability: null, model: config.model.servedModelName, description: "", example: "" });
@@ -45,7 +45,7 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
     const withExamples = [];
     for (const option of options) {
       const entry = option.capability === null ? undefined : environments.get(option.capability);
-      const runner = entry === undefined ? undefined : handWrittenRunner(entry.capability, entry.module);
+      const runner = entry === undefined ? undefined : await context.environment(entry);
       const examples: string[] = [];
       if (runner !== undefined) for (let seed = 0; seed < config.routing.examples; seed += 1) examples.push((await runner.generate(seed)).request);
       withExamples.push({ ...option, examples });
@@ -75,7 +75,7 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
   const optionFamily = new Map<string, string | undefined>();
   for (const option of router.options) {
     const entry = option.capability === null ? undefined : environments.get(option.capability);
-    optionFamily.set(option.label, entry === undefined ? undefined : familyOf((await handWrittenRunner(entry.capability, entry.module).generate(0)).facts));
+    optionFamily.set(option.label, entry === undefined ? undefined : familyOf((await (await context.environment(entry)).generate(0)).facts));
   }
   let judged = 0;
   let correct = 0;

@@ -3,10 +3,11 @@
  * it finishes and is skipped on a later run while that marker exists (delete a marker to redo a stage); the report is
  * printed at the end either way.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
+import { checkRoleEndpoints } from "./endpoints.js";
 import { runBaseStage } from "./base-stage.js";
 import { runCompareStage } from "./compare-stage.js";
 import { reportFile, runEvaluateStage } from "./evaluate-stage.js";
@@ -30,6 +31,76 @@ export interface RunPipelineOptions {
   trainer?: GrpoTrainer;
   /** The last stage to run (default: all of them); a later run resumes from the next one. */
   until?: PipelineStage;
+  /** Delete what the run directory holds and start again (needed to reuse it with another model, user or target). */
+  startOver?: boolean;
+}
+
+/** The run directory holds a run of another configuration (model, user, target, labeler or environments differ). */
+export class RunConfigurationMismatchError extends Error {
+  override readonly name = "RunConfigurationMismatchError";
+  constructor(
+    readonly runDirectory: string,
+    readonly differences: readonly string[],
+  ) {
+    super(`${runDirectory} holds a run of another configuration (${differences.join("; ")}); use another run directory, or --start-over to delete it and start again`);
+  }
+}
+
+/** What a run's results depend on: a run directory is only resumed with the same values. */
+function identity(config: ResolvedPipelineConfig): Record<string, unknown> {
+  const endpoint = (role: "policy" | "user" | "analyst" | "generator") => {
+    const name = config.roles[role];
+    const defined = name === undefined ? undefined : config.endpoints[name];
+    return defined === undefined ? (name ?? null) : `${defined.url} ${defined.model}`;
+  };
+  // A checkpoint inside the run directory moves with it.
+  const inside = !path.relative(config.runDirectory, config.model.path).startsWith("..");
+  return {
+    "model.path": inside ? path.relative(config.runDirectory, config.model.path) : config.model.path,
+    "model.servedModelName": config.model.servedModelName,
+    "model.initTiny": config.model.initTiny ?? null,
+    "model.sft": config.model.sft ?? null,
+    target: config.target,
+    "policy endpoint": endpoint("policy"),
+    "user endpoint": endpoint("user"),
+    "analysis.labeler": config.analysis.labeler,
+    "analyst endpoint": endpoint("analyst"),
+    "environments.source": config.environments.source,
+    "generator endpoint": endpoint("generator"),
+  };
+}
+
+/** The differences between the run directory's recorded configuration and this one, by field. */
+export function configurationDifferences(recorded: ResolvedPipelineConfig, current: ResolvedPipelineConfig): string[] {
+  const before = identity(recorded);
+  const after = identity(current);
+  return Object.keys(after).flatMap((key) => {
+    const [was, is] = [JSON.stringify(before[key] ?? null), JSON.stringify(after[key] ?? null)];
+    if (was === is) return [];
+    if (key === "target") {
+      const fields = Object.keys({ ...(recorded.target as object), ...(current.target as object) }).filter(
+        (field) => JSON.stringify((recorded.target as Record<string, unknown>)[field]) !== JSON.stringify((current.target as Record<string, unknown>)[field]),
+      );
+      return fields.map((field) => `target.${field}: ${JSON.stringify((recorded.target as Record<string, unknown>)[field]) ?? "unset"} → ${JSON.stringify((current.target as Record<string, unknown>)[field]) ?? "unset"}`);
+    }
+    return [`${key}: ${was} → ${is}`];
+  });
+}
+
+/** Refuses a run directory of another configuration (unless starting over), then records this one in `config.json`. */
+function claimRunDirectory(config: ResolvedPipelineConfig, startOver: boolean): void {
+  const file = path.join(config.runDirectory, "config.json");
+  if (startOver && existsSync(config.runDirectory)) rmSync(config.runDirectory, { recursive: true, force: true });
+  if (existsSync(file)) {
+    const recorded = JSON.parse(readFileSync(file, "utf8")) as ResolvedPipelineConfig;
+    // A `trace rollout` manifest (no `target`) is not a pipeline run; its store is reused as the rollout stage's.
+    if (recorded.target !== undefined && recorded.model !== undefined) {
+      const differences = configurationDifferences({ ...recorded, roles: recorded.roles ?? { policy: "worker", router: "worker" }, endpoints: recorded.endpoints ?? {} }, config);
+      if (differences.length > 0) throw new RunConfigurationMismatchError(config.runDirectory, differences);
+    }
+  }
+  mkdirSync(config.runDirectory, { recursive: true });
+  writeFileSync(file, JSON.stringify(config, null, 2) + "\n");
 }
 
 export interface PipelineResult {
@@ -62,8 +133,8 @@ function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: Gr
 /** Runs (or resumes) the pipeline in the configuration's run directory. */
 export async function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
   const { config, log } = options;
-  mkdirSync(config.runDirectory, { recursive: true });
-  writeFileSync(path.join(config.runDirectory, "config.json"), JSON.stringify(config, null, 2) + "\n");
+  checkRoleEndpoints(config);
+  claimRunDirectory(config, options.startOver === true);
   const context = createPipelineContext(config, log);
   const stages: PipelineResult["stages"] = [];
   try {

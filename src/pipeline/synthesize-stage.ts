@@ -1,21 +1,25 @@
 /**
- * Stage 3, synthesize: each kept capability gets the hand-written environment the configuration maps it to, checked
- * (its ground-truth solution must reach reward 1 on the validation seeds) and recorded in `environments/<capability>/`
- * and `environments/index.json`. Kept capabilities without a mapping are reported and skipped.
+ * Stage 3, synthesize: one environment per kept capability, recorded in `environments/<capability>/` and
+ * `environments/index.json`.
+ * - `generated` (the paper's method): the generator role writes a module; it is run in the sandbox through the
+ *   validation gates and calibrated on the base policy, and regenerated with the failing report fed back (at most
+ *   `environments.maxAttempts` generations). A capability whose environment never passes is reported and skipped,
+ *   never trained. Finished capabilities are not redone on resume.
+ * - `hand-written`: the module that `environments.map` names, checked (its ground-truth solution must reach reward 1
+ *   on the validation seeds). Unmapped capabilities are reported and skipped.
+ * Generated modules are only ever written by the generation step; nothing here overwrites one.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { CapabilitySelection } from "../analysis/aggregate-capabilities.js";
 import { SELECTED_FILE } from "../analysis/analysis-directory.js";
-import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
+import { synthesizeRun, type EnvironmentReportFile, type KeptCapability } from "../synthesis/generation/synthesize-run.js";
 import { playSolution } from "../synthesis/sdk/module-policies.js";
-import { referenceAnalysisDirectory } from "./analyze-stage.js";
-import { environmentIndexFile, handWrittenRunner, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
+import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
+import { analysisDirectory } from "./analyze-stage.js";
+import { roleClient } from "./endpoints.js";
+import { environmentIndexFile, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
-
-/** The hand-written modules' TypeScript sources (present in a repository checkout, not in the published package). */
-const SOURCES_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/synthesis/environments");
 
 /** A ground-truth solution that does not reach reward 1: the environment is unusable. */
 export class EnvironmentValidationError extends Error {
@@ -29,35 +33,118 @@ export class EnvironmentValidationError extends Error {
   }
 }
 
-/** Writes the environments of the kept capabilities; returns a one-line summary. */
-export async function runSynthesizeStage(context: PipelineContext): Promise<string> {
+const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
+
+/** Plays the ground truth of every validation seed; throws when one does not reach reward 1. */
+async function validate(context: PipelineContext, entry: CapabilityEnvironmentEntry): Promise<CapabilityEnvironmentEntry["validation"]> {
+  const runner = await context.environment(entry);
+  const validation: CapabilityEnvironmentEntry["validation"] = [];
+  for (const seed of context.config.environments.validationSeeds) {
+    const verdict = await playSolution(runner, seed);
+    if (verdict.reward !== 1) throw new EnvironmentValidationError(entry.capability, seed, verdict.reward);
+    validation.push({ seed, reward: verdict.reward });
+  }
+  return validation;
+}
+
+/** The τ² domain a capability's failed examples (`airline:12`, …) mostly come from; the first configured one otherwise. */
+function targetOf(domains: readonly string[]): (capability: KeptCapability) => SynthesisTarget {
+  return (capability) => {
+    const counts = new Map<string, number>();
+    for (const key of capability.example_failed_cases) {
+      const domain = key.split(":")[0]!;
+      if (domains.includes(domain)) counts.set(domain, (counts.get(domain) ?? 0) + 1);
+    }
+    const best = [...counts].sort((left, right) => right[1] - left[1])[0]?.[0] ?? domains[0]!;
+    return `tau2-${best}` as SynthesisTarget;
+  };
+}
+
+async function generatedEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
   const { config } = context;
-  const selected = JSON.parse(readFileSync(path.join(referenceAnalysisDirectory(config.runDirectory), SELECTED_FILE), "utf8")) as CapabilitySelection[];
-  const index: EnvironmentIndex = { environments: [], unmapped: [] };
-  for (const capability of selected) {
+  const { environments, target } = config;
+  const { seeds: calibrationSeeds, samples, temperature, ...targets } = environments.calibration;
+  const policyFile = (domain: string) => path.join(target.dataDirectory!, domain, "policy.md");
+  const pickTarget = targetOf(target.domains);
+  const outcomes = await synthesizeRun({
+    runDirectory: config.runDirectory,
+    analysisDirectory: analysisDirectory(config),
+    target: pickTarget,
+    policyText: existsSync(policyFile(target.domains[0]!)) ? readFileSync(policyFile(target.domains[0]!), "utf8") : "(the target's policy is not available; keep to the tools' own constraints)",
+    generator: roleClient(config, "generator"),
+    temperature: environments.temperature,
+    calibrationPolicy: await context.sampler(),
+    calibration: {
+      seeds: range(calibrationSeeds),
+      samples,
+      sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
+      concurrency: config.training.concurrency,
+      targets,
+      ...(config.training.maxSteps === undefined ? {} : { maxSteps: config.training.maxSteps }),
+    },
+    validation: { seeds: range(environments.gateSeeds) },
+    maxAttempts: environments.maxAttempts,
+    write: (line) => context.log(`  ${line}`),
+  });
+  const selected = new Map(readSelected(context).map((row) => [row.skill, row]));
+  for (const outcome of outcomes) {
+    const directory = path.join(config.runDirectory, "environments", outcome.capability);
+    const report = JSON.parse(readFileSync(path.join(directory, "report.json"), "utf8")) as EnvironmentReportFile;
+    if (!report.done) {
+      const last = report.attempts.at(-1);
+      index.skipped.push({ capability: outcome.capability, reason: `no generated environment passed the gates and calibration in ${report.attempts.length} attempts; last: ${(last?.report ?? "no report").split("\n").slice(0, 3).join(" / ")}` });
+      context.log(`  ${outcome.capability}: skipped (no environment passed; see ${path.relative(config.runDirectory, directory)}/report.json)`);
+      continue;
+    }
+    const kept = report.attempts.find((attempt) => attempt.attempt === report.bestAttempt);
+    const statistics = kept?.calibration as { meanReward: number; successRate: number; rewardStd: number; allZeroFraction: number; allOneFraction: number; seeds: number; samples: number } | null | undefined;
+    const entry: CapabilityEnvironmentEntry = {
+      capability: outcome.capability,
+      description: selected.get(outcome.capability)?.description ?? "",
+      module: path.join("environments", outcome.capability, "module.ts"),
+      source: "generated",
+      validation: [],
+      ...(statistics === null || statistics === undefined
+        ? {}
+        : { calibration: { meanReward: statistics.meanReward, successRate: statistics.successRate, rewardStd: statistics.rewardStd, allZeroFraction: statistics.allZeroFraction, allOneFraction: statistics.allOneFraction, seeds: statistics.seeds, samples: statistics.samples } }),
+    };
+    entry.validation = await validate(context, entry);
+    writeFileSync(path.join(directory, "environment.json"), JSON.stringify(entry, null, 2) + "\n");
+    index.environments.push(entry);
+  }
+}
+
+function readSelected(context: PipelineContext): CapabilitySelection[] {
+  return JSON.parse(readFileSync(path.join(analysisDirectory(context.config), SELECTED_FILE), "utf8")) as CapabilitySelection[];
+}
+
+async function handWrittenEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
+  const { config } = context;
+  for (const capability of readSelected(context).filter((row) => row.status === "kept")) {
     const module = config.environments.map[capability.skill];
     if (module === undefined) {
-      index.unmapped.push(capability.skill);
+      index.skipped.push({ capability: capability.skill, reason: "no environment configured (environments.map)" });
       context.log(`  ${capability.skill}: no environment configured (environments.map), skipped`);
       continue;
     }
-    const runner = handWrittenRunner(capability.skill, module);
-    const validation: CapabilityEnvironmentEntry["validation"] = [];
-    for (const seed of config.environments.validationSeeds) {
-      const verdict = await playSolution(runner, seed);
-      if (verdict.reward !== 1) throw new EnvironmentValidationError(capability.skill, seed, verdict.reward);
-      validation.push({ seed, reward: verdict.reward });
-    }
-    const entry: CapabilityEnvironmentEntry = { capability: capability.skill, description: capability.description, module, source: "hand-written", validation };
+    const entry: CapabilityEnvironmentEntry = { capability: capability.skill, description: capability.description, module, source: "hand-written", validation: [] };
+    entry.validation = await validate(context, entry);
     const directory = path.join(config.runDirectory, "environments", capability.skill);
     mkdirSync(directory, { recursive: true });
     writeFileSync(path.join(directory, "environment.json"), JSON.stringify(entry, null, 2) + "\n");
-    const file = CAPABILITY_ENVIRONMENTS.find((candidate) => candidate.module.capability === module)?.file;
-    if (file !== undefined && existsSync(path.join(SOURCES_DIRECTORY, file))) copyFileSync(path.join(SOURCES_DIRECTORY, file), path.join(directory, "module.ts"));
     index.environments.push(entry);
     context.log(`  ${capability.skill}: hand-written ${module}, ground truth 1.0 on seeds ${config.environments.validationSeeds.join(", ")}`);
   }
+}
+
+/** Writes the environments of the kept capabilities; returns a one-line summary. */
+export async function runSynthesizeStage(context: PipelineContext): Promise<string> {
+  const { config } = context;
+  const index: EnvironmentIndex = { environments: [], skipped: [] };
+  if (config.environments.source === "generated") await generatedEnvironments(context, index);
+  else await handWrittenEnvironments(context, index);
   mkdirSync(path.dirname(environmentIndexFile(config.runDirectory)), { recursive: true });
   writeFileSync(environmentIndexFile(config.runDirectory), JSON.stringify(index, null, 2) + "\n");
-  return `${index.environments.length} environments (${index.environments.map((entry) => `${entry.capability} → ${entry.module}`).join(", ") || "none"}); unmapped: ${index.unmapped.join(", ") || "none"}`;
+  const describe = (entry: CapabilityEnvironmentEntry) => (entry.source === "generated" ? `${entry.capability} (generated)` : `${entry.capability} → ${entry.module}`);
+  return `${index.environments.length} environments (${index.environments.map(describe).join(", ") || "none"}); skipped: ${index.skipped.map((skipped) => skipped.capability).join(", ") || "none"}`;
 }

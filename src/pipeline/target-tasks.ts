@@ -3,16 +3,20 @@
  * task's instructions) or the TRACE-mini world (training seeds for the base rollouts, held-out seeds for evaluation; the
  * instance's scripted user).
  */
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { DataFileError } from "../envs/core/data-file-error.js";
 import { MINI_TARGET_MODULE } from "../envs/mini/index.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
+import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
 import { createScriptedUser } from "../rollout/scripted-user.js";
 import type { SimulatedUser } from "../rollout/simulated-user.js";
 import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import { createInstanceUser, createModuleEnvironment, type ModuleEnvironment } from "../synthesis/sdk/module-environment.js";
 import { nativeModuleRunner } from "../synthesis/sdk/module-runner.js";
+import { roleClient } from "./endpoints.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** The environment name of the TRACE-mini target. */
@@ -31,6 +35,27 @@ export interface TargetDomain {
   request: (task: Task) => string;
   /** The module environment behind a `mini` target (for the module reference labeler and routing accuracy). */
   moduleEnvironment?: ModuleEnvironment;
+  /** Which tasks were used for what, in words (e.g. τ²'s `split_tasks.json` train / test). */
+  split: string;
+}
+
+/** τ²-bench's `split_tasks.json` of a domain directory: task ids per split name; undefined when the file is absent. */
+export function readTaskSplit(directory: string): Record<string, string[]> | undefined {
+  const file = path.join(directory, "split_tasks.json");
+  if (!existsSync(file)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new DataFileError(file, [`not JSON (${error instanceof Error ? error.message : String(error)})`]);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new DataFileError(file, ["(top level): expected an object of split name → task ids"]);
+  const split: Record<string, string[]> = {};
+  for (const [name, ids] of Object.entries(value)) {
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) throw new DataFileError(file, [`${name}: expected a list of task ids`]);
+    split[name] = ids as string[];
+  }
+  return split;
 }
 
 function seedRange(start: number, count: number): number[] {
@@ -54,14 +79,36 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
         makeUser: (task) => createInstanceUser(environment.instance(task)),
         request: (task) => environment.instance(task).request,
         moduleEnvironment: environment,
+        split: `training seeds 0-${target.trainingSeeds - 1}, held-out evaluation seeds ${target.evaluationSeedStart}-${target.evaluationSeedStart + target.evaluationSeedCount - 1}`,
       },
     ];
   }
   const dataDirectory = target.dataDirectory!;
+  const makeUser = tau2UserFactory(config);
   return target.domains.map((domain) => {
-    const environment = createTau2Environment(loadTau2Domain(domain, path.join(dataDirectory, domain)));
+    const directory = path.join(dataDirectory, domain);
+    const environment = createTau2Environment(loadTau2Domain(domain, directory));
     const all = environment.tasks();
-    const tasks = target.tasksPerDomain === undefined ? [...all] : all.slice(0, target.tasksPerDomain);
-    return { domain, environment, tasks, evaluationTasks: tasks, makeUser: (task) => createScriptedUser([task.userInstructions]), request: (task) => task.userInstructions };
+    const limit = (tasks: Task[]) => (target.tasksPerDomain === undefined ? tasks : tasks.slice(0, target.tasksPerDomain));
+    const split = readTaskSplit(directory);
+    const pick = (name: string) => (split?.[name] === undefined ? undefined : all.filter((task) => split[name]!.includes(task.id)));
+    const train = pick("train");
+    const test = pick("test");
+    const tasks = limit(train ?? [...all]);
+    const evaluationTasks = test === undefined ? tasks : limit(test);
+    const words =
+      test !== undefined
+        ? `split_tasks.json: analysis and training on ${tasks.length} train tasks, evaluation on ${evaluationTasks.length} test tasks`
+        : `${split === undefined ? "no split_tasks.json" : "split_tasks.json has no test split"}: analysis, training and evaluation on the same ${tasks.length} ${train === undefined ? "" : "train "}tasks`;
+    return { domain, environment, tasks, evaluationTasks, makeUser, request: (task) => task.userInstructions, split: words };
   });
+}
+
+/** The user of a τ² task: its instructions as one scripted message, or τ²-bench's LLM user simulator on the `user` role. */
+function tau2UserFactory(config: ResolvedPipelineConfig): (task: Task) => SimulatedUser {
+  const { target } = config;
+  if (target.user === "scripted") return (task) => createScriptedUser([task.userInstructions]);
+  const guidelines = readUserSimulatorGuidelines(target.userGuidelines ?? path.join(target.dataDirectory!, "user_simulator"));
+  const client = roleClient(config, "user");
+  return (task) => createLlmUserSimulator({ client, guidelines, scenario: task.userInstructions, sampling: { temperature: target.userTemperature } });
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/module-environment.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
-import { handWrittenRunner, readEnvironmentIndex } from "./environment-index.js";
+import { readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
@@ -40,7 +40,7 @@ export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
 /** What `adapters/<capability>/training.json` records. */
 export interface TrainedAdapter {
   capability: string;
-  /** The adapter directory to load for sampling (PEFT layout). */
+  /** The adapter directory to load for sampling (PEFT layout); relative to the run directory in the file, absolute once read. */
   adapterPath: string;
   /** The adapter's name on the worker. */
   adapter: string;
@@ -60,7 +60,17 @@ export function readTrainedAdapters(runDirectory: string): TrainedAdapter[] {
   return readEnvironmentIndex(runDirectory)
     .environments.map((entry) => trainingFile(runDirectory, entry.capability))
     .filter((file) => existsSync(file))
-    .map((file) => JSON.parse(readFileSync(file, "utf8")) as TrainedAdapter);
+    .map((file) => {
+      const trained = JSON.parse(readFileSync(file, "utf8")) as TrainedAdapter;
+      // Recorded relative to the run directory (older runs: absolute), so a run directory can be moved.
+      return { ...trained, adapterPath: path.resolve(runDirectory, trained.adapterPath) };
+    });
+}
+
+/** The runGrpo `sync` option for an external policy sampler (none when the worker samples). */
+export async function syncOf(context: PipelineContext, adapter: string): Promise<Pick<RunGrpoOptions, "sync">> {
+  const sync = await context.adapterSync(adapter);
+  return sync === undefined ? {} : { sync };
 }
 
 /** Trains every capability without `training.json`; returns a one-line summary. */
@@ -72,7 +82,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
   for (const entry of pending) {
     const worker = await context.worker();
     const environment = await createModuleEnvironment({
-      runner: handWrittenRunner(entry.capability, entry.module),
+      runner: await context.environment(entry),
       seeds: trainingSeeds(training.seeds),
       name: `synthetic-${entry.capability}`,
     });
@@ -85,6 +95,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         adapter: entry.capability,
         trainer: worker.trainerClient(),
         sampler: await context.sampler(entry.capability),
+        ...(await syncOf(context, entry.capability)),
         ...grpoSettings(training),
         adaptersDirectory,
         store,
@@ -95,10 +106,11 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
           ),
       });
       if (result.aborted) throw new Error(`training of ${entry.capability} was interrupted`);
+      if (result.resumedFrom > 0) context.log(`  ${entry.capability}: resumed from the checkpoint of iteration ${result.resumedFrom}`);
       if (result.finalAdapterPath === null) throw new Error(`training of ${entry.capability} saved no adapter`);
       const trained: TrainedAdapter = {
         capability: entry.capability,
-        adapterPath: result.finalAdapterPath,
+        adapterPath: path.relative(config.runDirectory, result.finalAdapterPath),
         adapter: result.adapter,
         iterations: result.resumedFrom + result.history.length,
         firstRewardMean: result.history[0]?.rewardMean ?? null,

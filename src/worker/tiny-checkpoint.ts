@@ -13,6 +13,8 @@ export interface TinyModelShape {
   intermediateSize?: number;
   /** > 0 makes a Qwen3-MoE model. */
   experts?: number;
+  /** Context length in tokens (default 4096; a τ² system prompt alone is ~9k tokens with the tiny tokenizer). */
+  maxPositions?: number;
   seed?: number;
   /** 1 ties the output layer to the input embedding and gives identifier-like tokens (u15, #W23) a shared direction, so copying one from the context needs only attention. */
   tieEmbeddings?: number;
@@ -45,6 +47,7 @@ const FLAGS: Record<keyof TinyModelShape, string> = {
   experts: "--experts",
   seed: "--seed",
   tieEmbeddings: "--tie-embeddings",
+  maxPositions: "--max-positions",
 };
 
 /** The `init-tiny` arguments for a directory, shape and tokenizer corpus. */

@@ -1,7 +1,7 @@
 /**
  * GEPA in `trace compare`: the kept capabilities' descriptions (one component each) optimised as text in the base
  * agent's system prompt on the target's training tasks (even positions for minibatches, odd ones for validation),
- * charged to a rollout ledger of the same limit as TRACE's. The reflection model is the configured one, else the base
+ * charged to a rollout ledger of the same limit as TRACE's. The reflection model is the `reflection` role's endpoint, else the base
  * model itself. Snapshot k is the best candidate (mean validation score) found within the k-th share of the budget.
  */
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
@@ -10,8 +10,8 @@ import { createAgentEvaluator } from "../../baselines/gepa/agent-evaluator.js";
 import { seedCandidateFromCapabilities } from "../../baselines/gepa/candidate-system-prompt.js";
 import type { PoolEntry } from "../../baselines/gepa/candidate-pool.js";
 import { runGepa } from "../../baselines/gepa/run-gepa.js";
+import { roleClient } from "../../pipeline/endpoints.js";
 import { reflectionProposer } from "../../baselines/gepa/text-proposer.js";
-import { createChatClient } from "../../models/chat-client.js";
 import type { Task } from "../../spec/task.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { restrictTasks } from "./single-adapter-grpo.js";
@@ -31,8 +31,7 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
   const tasks = environment.tasks();
   const trainingSet: Task[] = tasks.filter((_, index) => index % 2 === 0);
   const validationSet: Task[] = tasks.filter((_, index) => index % 2 === 1);
-  const reflection = config.compare?.reflection;
-  const client = reflection === undefined ? await context.sampler() : createChatClient({ baseUrl: reflection.baseUrl, model: reflection.model, ...(reflection.apiKey === undefined ? {} : { apiKey: reflection.apiKey }) });
+  const client = config.roles.reflection === undefined ? await context.sampler() : roleClient(config, "reflection");
   const maxTokens = config.training.maxTokens ?? config.target.maxTokens;
   const result = await runGepa({
     seedCandidate: seedCandidateFromCapabilities(setup.capabilities.map(({ capability, description }) => ({ name: capability, description }))),

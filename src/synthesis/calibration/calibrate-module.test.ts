@@ -55,7 +55,7 @@ test("a policy that never solves is out of range, with the reasons", async () =>
     const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
     const report = await calibrateModule({ runner, policy, seeds: [0, 1, 2], samples: 2, concurrency: 4 });
     assert.equal(report.passed, false);
-    assert.match(report.problems.join("\n"), /mean reward 0\.000 is below 0\.2.*\n.*100\.0% of seeds have all-0 groups/);
+    assert.match(report.problems.join("\n"), /mean reward 0\.000 is below 0\.2(.*\n)+.*100\.0% of seeds have all-0 groups/);
   } finally {
     await server.close();
   }
@@ -67,5 +67,25 @@ test("the targets are configurable", () => {
     { seed: 1, rewards: [0, 1] },
   ];
   assert.equal(summarizeCalibration(groups, 2, DEFAULT_CALIBRATION_TARGETS).passed, false);
-  assert.equal(summarizeCalibration(groups, 2, { minimumMeanReward: 0.5, maximumMeanReward: 0.8, maximumAllZeroFraction: 0, maximumAllOneFraction: 0.5 }).passed, true);
+  assert.equal(summarizeCalibration(groups, 2, { ...DEFAULT_CALIBRATION_TARGETS, minimumMeanReward: 0.5, maximumMeanReward: 0.8, maximumSuccessRate: 0.8, maximumAllZeroFraction: 0, maximumAllOneFraction: 0.5 }).passed, true);
+});
+
+test("constant and informative groups, success rate and spread are checked", () => {
+  const report = summarizeCalibration(
+    [
+      { seed: 0, rewards: [0.5, 0.5] },
+      { seed: 1, rewards: [0.5, 0.5] },
+      { seed: 2, rewards: [0.45, 0.55] },
+    ],
+    2,
+    DEFAULT_CALIBRATION_TARGETS,
+  );
+  assert.equal(report.constantFraction, 2 / 3);
+  assert.equal(report.informativeFraction, 1 / 3);
+  assert.equal(report.successRate, 0);
+  assert.equal(report.passed, false);
+  assert.match(report.problems.join("\n"), /success rate 0\.0% is below 20\.0%/);
+  assert.match(report.problems.join("\n"), /reward standard deviation 0\.029 is below 0\.05/);
+  assert.match(report.problems.join("\n"), /66\.7% of seeds have constant groups/);
+  assert.match(report.problems.join("\n"), /33\.3% of seeds have informative groups/);
 });

@@ -1,7 +1,9 @@
 /**
  * Calibration of a capability module on the base policy (TRACE reference code): many seeds × K sampled episodes
- * through the agent loop on the module-as-Environment; the module is in range when the mean reward is 0.2–0.6 and
- * groups whose K rewards are all 0 or all 1 (no learning signal for GRPO) are each at most 20% of the seeds.
+ * through the agent loop on the module-as-Environment. The module is in range when the mean reward and the success
+ * rate are 0.2–0.6, the rewards' standard deviation is at least 0.05, groups whose K rewards are all 0 or all 1 are
+ * each at most 20% of the seeds, constant groups (all K rewards equal: no GRPO signal) at most 50%, and informative
+ * groups (within-group reward standard deviation at least the minimum) at least 50%.
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
@@ -14,12 +16,30 @@ import type { ModuleRunner } from "../sdk/module-runner.js";
 export interface CalibrationTargets {
   minimumMeanReward: number;
   maximumMeanReward: number;
+  minimumSuccessRate: number;
+  maximumSuccessRate: number;
+  /** Of all rewards (population standard deviation). */
+  minimumRewardStd: number;
   maximumAllZeroFraction: number;
   maximumAllOneFraction: number;
+  /** Groups whose rewards are all equal. */
+  maximumConstantFraction: number;
+  /** Groups whose reward standard deviation is at least `minimumRewardStd`. */
+  minimumInformativeFraction: number;
 }
 
-/** The paper's reference window: mean 0.2–0.6, all-0 and all-1 groups each ≤ 20%. */
-export const DEFAULT_CALIBRATION_TARGETS: CalibrationTargets = { minimumMeanReward: 0.2, maximumMeanReward: 0.6, maximumAllZeroFraction: 0.2, maximumAllOneFraction: 0.2 };
+/** The reference window: mean reward and success rate 0.2–0.6, sd ≥ 0.05, all-0 / all-1 groups ≤ 20% each, constant ≤ 50%, informative ≥ 50%. */
+export const DEFAULT_CALIBRATION_TARGETS: CalibrationTargets = {
+  minimumMeanReward: 0.2,
+  maximumMeanReward: 0.6,
+  minimumSuccessRate: 0.2,
+  maximumSuccessRate: 0.6,
+  minimumRewardStd: 0.05,
+  maximumAllZeroFraction: 0.2,
+  maximumAllOneFraction: 0.2,
+  maximumConstantFraction: 0.5,
+  minimumInformativeFraction: 0.5,
+};
 
 /** Options of `calibrateModule`. */
 export interface CalibrationOptions {
@@ -42,8 +62,13 @@ export interface CalibrationOptions {
 export interface CalibrationReport {
   passed: boolean;
   meanReward: number;
+  /** Episodes with reward 1. */
+  successRate: number;
+  rewardStd: number;
   allZeroFraction: number;
   allOneFraction: number;
+  constantFraction: number;
+  informativeFraction: number;
   seeds: number;
   samples: number;
   targets: CalibrationTargets;
@@ -90,21 +115,40 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
 /** The statistics of reward groups against the targets (exported for tests and for reports built elsewhere). */
 export function summarizeCalibration(groups: { seed: number; rewards: number[] }[], samples: number, targets: CalibrationTargets, erroredEpisodes = 0): CalibrationReport {
   const all = groups.flatMap((group) => group.rewards);
-  const meanReward = all.length === 0 ? 0 : all.reduce((sum, reward) => sum + reward, 0) / all.length;
+  const meanReward = mean(all);
+  const successRate = mean(all.map((reward) => (reward >= 1 ? 1 : 0)));
+  const rewardStd = standardDeviation(all);
   const fraction = (predicate: (rewards: number[]) => boolean) => (groups.length === 0 ? 0 : groups.filter((group) => predicate(group.rewards)).length / groups.length);
   const allZeroFraction = fraction((rewards) => rewards.every((reward) => reward === 0));
   const allOneFraction = fraction((rewards) => rewards.every((reward) => reward === 1));
+  const constantFraction = fraction((rewards) => rewards.every((reward) => reward === rewards[0]));
+  const informativeFraction = fraction((rewards) => rewards.length > 1 && standardDeviation(rewards) >= targets.minimumRewardStd);
   const problems: string[] = [];
   const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
   if (meanReward < targets.minimumMeanReward) problems.push(`mean reward ${meanReward.toFixed(3)} is below ${targets.minimumMeanReward}: too hard for the base policy`);
   if (meanReward > targets.maximumMeanReward) problems.push(`mean reward ${meanReward.toFixed(3)} is above ${targets.maximumMeanReward}: too easy for the base policy`);
+  if (successRate < targets.minimumSuccessRate) problems.push(`success rate ${percent(successRate)} is below ${percent(targets.minimumSuccessRate)}`);
+  if (successRate > targets.maximumSuccessRate) problems.push(`success rate ${percent(successRate)} is above ${percent(targets.maximumSuccessRate)}`);
+  if (rewardStd < targets.minimumRewardStd) problems.push(`reward standard deviation ${rewardStd.toFixed(3)} is below ${targets.minimumRewardStd}`);
   if (allZeroFraction > targets.maximumAllZeroFraction) problems.push(`${percent(allZeroFraction)} of seeds have all-0 groups (allowed ≤ ${percent(targets.maximumAllZeroFraction)})`);
   if (allOneFraction > targets.maximumAllOneFraction) problems.push(`${percent(allOneFraction)} of seeds have all-1 groups (allowed ≤ ${percent(targets.maximumAllOneFraction)})`);
-  return { passed: problems.length === 0, meanReward, allZeroFraction, allOneFraction, seeds: groups.length, samples, targets, groups, erroredEpisodes, problems };
+  if (constantFraction > targets.maximumConstantFraction) problems.push(`${percent(constantFraction)} of seeds have constant groups (allowed ≤ ${percent(targets.maximumConstantFraction)})`);
+  if (informativeFraction < targets.minimumInformativeFraction) problems.push(`${percent(informativeFraction)} of seeds have informative groups (needed ≥ ${percent(targets.minimumInformativeFraction)})`);
+  return { passed: problems.length === 0, meanReward, successRate, rewardStd, allZeroFraction, allOneFraction, constantFraction, informativeFraction, seeds: groups.length, samples, targets, groups, erroredEpisodes, problems };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** Population standard deviation. */
+function standardDeviation(values: readonly number[]): number {
+  const center = mean(values);
+  return Math.sqrt(mean(values.map((value) => (value - center) ** 2)));
 }
 
 /** A short text form of the report. */
 export function formatCalibrationReport(report: CalibrationReport): string {
-  const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)}, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
+  const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)}, success ${(report.successRate * 100).toFixed(1)}%, sd ${report.rewardStd.toFixed(3)}, constant groups ${(report.constantFraction * 100).toFixed(1)}%, informative ${(report.informativeFraction * 100).toFixed(1)}%, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
   return [head, ...report.problems.map((problem) => `     ${problem}`)].join("\n");
 }

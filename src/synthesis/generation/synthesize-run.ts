@@ -33,15 +33,26 @@ export interface EnvironmentReportFile {
 }
 
 /** Options of `synthesizeRun`. */
-export interface SynthesizeRunOptions extends Pick<GenerateModuleOptions, "target" | "policyText" | "generator" | "calibration" | "validation" | "maxAttempts" | "temperature"> {
+export interface SynthesizeRunOptions extends Pick<GenerateModuleOptions, "policyText" | "generator" | "calibration" | "validation" | "maxAttempts" | "temperature"> {
   runDirectory: string;
+  /** The target whose tool schemas the modules keep; a function picks it per capability (e.g. by its failed examples' domain). */
+  target: SynthesisTarget | ((capability: KeptCapability) => SynthesisTarget);
+  /** The analysis directory holding `selected_capabilities.json` [`RUN/analysis`]. */
+  analysisDirectory?: string;
   calibrationPolicy?: ChatClient;
   write?: (line: string) => void;
 }
 
-/** Reads the kept capabilities of a run. */
-export function readKeptCapabilities(runDirectory: string): { skill: string; description: string; example_failed_cases: string[] }[] {
-  const file = path.join(runDirectory, "analysis", "selected_capabilities.json");
+/** A kept capability as `selected_capabilities.json` gives it. */
+export interface KeptCapability {
+  skill: string;
+  description: string;
+  example_failed_cases: string[];
+}
+
+/** Reads the kept capabilities of a run (from `analysisDirectory`, default `RUN/analysis`). */
+export function readKeptCapabilities(runDirectory: string, analysisDirectory = path.join(runDirectory, "analysis")): KeptCapability[] {
+  const file = path.join(analysisDirectory, "selected_capabilities.json");
   if (!existsSync(file)) throw new SelectedCapabilitiesError(file, ["not found (run `trace analyze` first)"]);
   let value: unknown;
   try {
@@ -54,11 +65,15 @@ export function readKeptCapabilities(runDirectory: string): { skill: string; des
   return parsed.data.filter((row) => row.status === "kept");
 }
 
-/** Synthesizes every kept capability; skips those whose `report.json` says done (resumable). */
+/**
+ * Synthesizes every kept capability; skips those whose `report.json` says done (resumable). A capability whose
+ * generations all fail keeps its best attempt and report (`done: false`), so a rerun generates it again.
+ */
 export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ capability: string; done: boolean; skipped: boolean }[]> {
   const write = options.write ?? (() => undefined);
   const outcomes: { capability: string; done: boolean; skipped: boolean }[] = [];
-  for (const row of readKeptCapabilities(options.runDirectory)) {
+  for (const row of readKeptCapabilities(options.runDirectory, options.analysisDirectory)) {
+    const target = typeof options.target === "function" ? options.target(row) : options.target;
     const directory = path.join(options.runDirectory, "environments", row.skill);
     const reportFile = path.join(directory, "report.json");
     if (existsSync(reportFile) && (JSON.parse(readFileSync(reportFile, "utf8")) as { done?: unknown }).done === true) {
@@ -69,12 +84,13 @@ export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ ca
     write(`${row.skill}: generating`);
     const result = await generateModule({
       ...options,
+      target,
       capability: row.skill,
       description: row.description,
       examples: failedTrajectoryExamples(options.runDirectory, row.example_failed_cases),
       onAttempt: (attempt) => write(`${row.skill}: attempt ${attempt.attempt} ${attempt.passed ? "passed" : "failed"}${attempt.passed ? "" : `\n${indent(attemptReport(attempt))}`}`),
     });
-    writeEnvironment(directory, row.skill, options.target, result);
+    writeEnvironment(directory, row.skill, target, result);
     write(`${row.skill}: ${result.done ? "done" : "not done"} (kept attempt ${result.best.attempt} of ${result.attempts.length}) → ${directory}`);
     outcomes.push({ capability: row.skill, done: result.done, skipped: false });
   }

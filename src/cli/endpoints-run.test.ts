@@ -1,0 +1,202 @@
+/**
+ * End to end with every model role behind an endpoint (issue: TRACE with your own endpoints): `trace run` on τ² airline
+ * tasks where the analyst, the generator and τ²'s LLM user are scripted OpenAI-compatible servers and the policy is
+ * the worker's tiny model. The run is killed (SIGKILL) during analysis, during synthesis and during training, and the
+ * same command resumes each time; the checks read contents: the kept capabilities are the LLM labels', the trained
+ * environment is the generated module (first generation failed a gate, second passed), calibration is recorded, the
+ * routing options are the generated environments, and nothing finished is redone.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { ServerResponse } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, test } from "node:test";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../models/fake-chat-server.js";
+import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
+import { tau2DataDirectory } from "../testing/shared-data.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-endpoints-"));
+const runDirectory = path.join(scratch, "run");
+const servers: FakeChatServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  if (process.env.TRACE_KEEP_SCRATCH === undefined) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** What each scripted role has been asked, and whether it should hang (to kill the run while it waits). */
+const script = { labelingAnswers: Number.POSITIVE_INFINITY, hangGeneration: false };
+let labelingSeen = 0;
+
+const firstContent = (request: ReceivedRequest): string => ((request.body.messages as { content: string }[])[0]?.content ?? "");
+
+/** The analyst: a two-capability dictionary; `request_tracking` LACKING on every failed trajectory, `politeness` NA. */
+function analyst(request: ReceivedRequest, res: ServerResponse): void {
+  const prompt = firstContent(request);
+  if (prompt.includes("capability discovery agent")) {
+    const candidates = [
+      { name: "request_tracking", description: "Keeps track of what the user asked for. LACKING when the request is left undone.", example_trajectories: [] },
+      { name: "politeness", description: "Answers politely. LACKING when rude.", example_trajectories: [] },
+    ];
+    return sendJson(res, 200, chatBody({ content: JSON.stringify({ candidates }) }));
+  }
+  if (prompt.includes("contrastive capability labeling agent") && ++labelingSeen > script.labelingAnswers) return; // never answered
+  const labels: Record<string, Record<string, string>> = {};
+  for (const match of prompt.matchAll(/^### (\S+) — (FAILED|PASSED)/gm)) labels[match[1]!] = { request_tracking: match[2] === "FAILED" ? "LACKING" : "PRESENT", politeness: "NA" };
+  sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
+}
+
+/** The generator: a module that fails the determinism gate, then a valid one. */
+function generator(request: ReceivedRequest, res: ServerResponse): void {
+  if (script.hangGeneration) return;
+  const retry = (request.body.messages as unknown[]).length > 2;
+  const source = retry ? minimalModuleSource() : minimalModuleSource({ generate: "Math.random();" });
+  sendJson(res, 200, chatBody({ content: `\`\`\`ts\n${source}\`\`\`` }));
+}
+
+/** τ²'s user protocol: the request first, then the stop token. */
+function user(request: ReceivedRequest, res: ServerResponse): void {
+  const messages = request.body.messages as { role: string; content: string }[];
+  const spoken = messages.filter((message) => message.role === "assistant").length;
+  sendJson(res, 200, chatBody({ content: spoken === 0 ? "Hello, I need help with my reservation please." : "Thanks, that is all. ###STOP###" }));
+}
+
+interface Invocation {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Runs `trace …`; `killWhen` is checked on every output chunk and every 200 ms, and SIGKILLs the process when true. */
+function trace(args: string[], killWhen?: (stdout: string) => boolean): Promise<Invocation> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const check = () => {
+      if (killWhen !== undefined && child.exitCode === null && killWhen(stdout)) child.kill("SIGKILL");
+    };
+    const timer = setInterval(check, 200);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      check();
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearInterval(timer);
+      resolve({ stdout, stderr, code, signal });
+    });
+  });
+}
+
+/** Waits until the worker of a killed run is gone (its port and memory), up to a few seconds. */
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+}
+
+const requestsTo = (server: FakeChatServer, marker: string) => server.received.filter((request) => firstContent(request).includes(marker)).length;
+
+test("trace run with analyst, generator and user endpoints: killed in analysis, synthesis and training, resumed, contents checked", { timeout: 900_000 }, async () => {
+  const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
+  const generatorServer = await startFakeChatServer((request, res) => generator(request, res));
+  const userServer = await startFakeChatServer((request, res) => user(request, res));
+  servers.push(analystServer, generatorServer, userServer);
+  process.env.TRACE_TEST_ANALYST_KEY = "secret-analyst-key";
+  const config = {
+    name: "endpoints-e2e",
+    // τ²'s system prompt is ~9k tokens with the tiny tokenizer.
+    model: { initTiny: { seed: 0, maxPositions: 16384 } },
+    endpoints: {
+      analyst: { url: analystServer.baseUrl, model: "scripted-analyst", apiKeyEnv: "TRACE_TEST_ANALYST_KEY" },
+      generator: { url: generatorServer.baseUrl, model: "scripted-generator" },
+      simulator: { url: userServer.baseUrl, model: "scripted-user" },
+    },
+    roles: { analyst: "analyst", generator: "generator", user: "simulator" },
+    target: { dataDirectory: tau2DataDirectory(), domains: ["airline"], tasksPerDomain: 3, user: "llm", maxSteps: 4, maxTokens: 12, concurrency: 2 },
+    analysis: { labeler: "llm", runs: 2, batchSize: 1 },
+    environments: {
+      source: "generated",
+      maxAttempts: 3,
+      gateSeeds: 5,
+      validationSeeds: [0],
+      // A tiny random policy never solves anything: the window is opened so that the generated module is kept.
+      calibration: { seeds: 2, samples: 2, minimumMeanReward: 0, minimumSuccessRate: 0, minimumRewardStd: 0, maximumAllZeroFraction: 1, maximumConstantFraction: 1, minimumInformativeFraction: 0 },
+    },
+    training: { iterations: 2, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
+    evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
+  };
+  const configFile = path.join(scratch, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const run = (killWhen?: (stdout: string) => boolean) => trace(["run", configFile, "--run-dir", runDirectory], killWhen);
+
+  // 1. Killed during analysis: labeling requests after the second are never answered.
+  script.labelingAnswers = 2;
+  const labelingBefore = () => requestsTo(analystServer, "contrastive capability labeling agent");
+  const killedInAnalysis = await run((stdout) => (stdout.match(/: labeled /g) ?? []).length >= 2 && labelingBefore() >= 3);
+  assert.equal(killedInAnalysis.signal, "SIGKILL", killedInAnalysis.stdout + killedInAnalysis.stderr);
+  assert.ok(!existsSync(path.join(runDirectory, "stages", "analyze.json")), "analysis did not finish");
+  const store = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
+  const labeledBeforeKill = store.listLabels({}).length;
+  const rollouts = store.listEpisodes({ environment: "tau2-airline", status: "finished" });
+  store.close();
+  assert.ok(labeledBeforeKill > 0, `labels of the answered batches were stored before the kill\n${killedInAnalysis.stdout}\n${killedInAnalysis.stderr}\n${JSON.stringify(analystServer.received.map((request) => request.body.messages), null, 1).slice(0, 6000)}`);
+  assert.equal(rollouts.length, 3);
+  // τ²'s LLM user spoke first: the task's hidden instructions are not the first user message.
+  for (const episode of rollouts) assert.equal(episode.messages?.find((message) => message.role === "user")?.content, "Hello, I need help with my reservation please.");
+  assert.ok(userServer.received.length >= 3, "the user simulator endpoint was used");
+  assert.ok(!readFileSync(path.join(runDirectory, "config.json"), "utf8").includes("secret-analyst-key"), "API keys are never written into the run directory");
+  await settle();
+
+  // 2. Resumed, then killed during synthesis (the generator hangs on its first request).
+  script.labelingAnswers = Number.POSITIVE_INFINITY;
+  script.hangGeneration = true;
+  const discoveryRequests = requestsTo(analystServer, "capability discovery agent");
+  const labelingRequestsBefore = labelingBefore();
+  const killedInSynthesis = await run(() => generatorServer.received.length >= 1);
+  assert.equal(killedInSynthesis.signal, "SIGKILL", killedInSynthesis.stdout + killedInSynthesis.stderr);
+  assert.match(killedInSynthesis.stdout, /\[2\/8 rollout\] skipped/);
+  assert.match(killedInSynthesis.stdout, /\[3\/8 analyze\] done/);
+  assert.equal(requestsTo(analystServer, "capability discovery agent"), discoveryRequests, "discovery is not redone");
+  // 3 trajectories × 2 runs, one per batch: only the pairs without stored labels were asked for again.
+  assert.equal(labelingBefore() - labelingRequestsBefore, 6 - labeledBeforeKill / 2, "only unlabeled (trajectory, run) pairs are requested again");
+  const selected = JSON.parse(readFileSync(path.join(runDirectory, "analysis", "selected_capabilities.json"), "utf8")) as { skill: string }[];
+  assert.deepEqual(selected.map((row) => row.skill), ["request_tracking"], "the kept capabilities are those of the LLM labels");
+  const labelingPrompt = analystServer.received.map(firstContent).find((prompt) => prompt.includes("contrastive capability labeling agent")) ?? "";
+  assert.match(labelingPrompt, /^\[task\] /m, "the analyst sees the task's instructions");
+  assert.match(labelingPrompt, /^\[grader\] /m, "the analyst sees the grader's failure reasons");
+  await settle();
+
+  // 3. Resumed, then killed during training (after GRPO's first of two iterations).
+  script.hangGeneration = false;
+  const killedInTraining = await run((stdout) => /iteration 1\/2/.test(stdout));
+  assert.equal(killedInTraining.signal, "SIGKILL", killedInTraining.stdout + killedInTraining.stderr);
+  assert.match(killedInTraining.stdout, /\[4\/8 synthesize\] done/);
+  const index = JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string; source: string; module: string; calibration?: { meanReward: number } }[]; skipped: unknown[] };
+  assert.deepEqual(index.environments.map((entry) => [entry.capability, entry.source, entry.module]), [["request_tracking", "generated", path.join("environments", "request_tracking", "module.ts")]]);
+  assert.ok(index.environments[0]?.calibration !== undefined, "calibration statistics are recorded");
+  assert.equal(readFileSync(path.join(runDirectory, index.environments[0].module), "utf8"), minimalModuleSource(), "the kept module is the generator's second answer");
+  const report = JSON.parse(readFileSync(path.join(runDirectory, "environments", "request_tracking", "report.json"), "utf8")) as { done: boolean; attempts: { passed: boolean; report: string; calibration: unknown }[] };
+  assert.deepEqual(report.attempts.map((attempt) => attempt.passed), [false, true]);
+  assert.match(report.attempts[0]!.report, /nondeterminism/);
+  assert.ok(report.attempts[1]!.calibration !== null, "the passing attempt was calibrated on the base policy");
+  const generations = generatorServer.received.length;
+  await settle();
+
+  // 4. Resumed to the end.
+  const finished = await run();
+  assert.equal(finished.code, 0, finished.stdout + finished.stderr);
+  assert.equal(generatorServer.received.length, generations, "synthesis is not redone");
+  assert.match(finished.stdout, /\[5\/8 train\] done/);
+  assert.match(finished.stdout, /resum/i, "GRPO resumed from its checkpoint");
+  assert.ok(!/request_tracking iteration 1\/2/.test(finished.stdout), "the finished first iteration is not redone");
+  const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { options: { capability: string | null; model: string }[]; decisions: unknown[] };
+  assert.deepEqual(routing.options.map((option) => option.capability), ["request_tracking", null], "routing options are the generated environments and none");
+  assert.equal(routing.decisions.length, 3);
+  assert.ok(existsSync(path.join(runDirectory, "eval", "report.md")));
+});
