@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import { writeFakePythonInterpreter } from "./fake-python-interpreter.js";
 import { PythonInterpreterNotFoundError } from "./python-interpreter-not-found-error.js";
 import { repositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
-import { startWorker } from "./worker-process.js";
+import { liveWorkerCount, startWorker } from "./worker-process.js";
 import { WorkerStartError } from "./worker-start-error.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -153,4 +153,34 @@ process.exit(0);`;
   assert.ok(pid > 0);
   for (let waited = 0; isAlive(pid) && waited < 2_000; waited += 50) await sleep(50);
   assert.equal(isAlive(pid), false);
+});
+
+test("workers share one set of process listeners, gone with the last worker; a program's own signal listener keeps control", async () => {
+  const events = ["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const counts = (): number[] => events.map((event) => process.listenerCount(event));
+  const before = counts();
+  const workers = await Promise.all([1, 2, 3].map(() => startWorker({ model: "/m", python: fakePython })));
+  try {
+    assert.equal(liveWorkerCount(), 3);
+    assert.deepEqual(counts(), before.map((count) => count + 1));
+    // With a listener of the program's own, SIGTERM is the program's business: the workers are left alone.
+    let received = 0;
+    const own = (): void => {
+      received += 1;
+    };
+    process.on("SIGTERM", own);
+    try {
+      process.kill(process.pid, "SIGTERM");
+      for (let waited = 0; received === 0 && waited < 2_000; waited += 20) await sleep(20);
+      assert.equal(received, 1);
+      await sleep(100);
+      assert.ok(workers.every((worker) => isAlive(worker.pid)));
+    } finally {
+      process.removeListener("SIGTERM", own);
+    }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+  assert.equal(liveWorkerCount(), 0);
+  assert.deepEqual(counts(), before);
 });

@@ -1,9 +1,16 @@
 /**
  * Starts the Python worker (`python -m trace_worker serve …`) as a child process, waits until `GET /health` answers,
- * and stops it (SIGTERM, then SIGKILL after a grace period; SIGKILL when this process exits first).
+ * and stops it (SIGTERM, then SIGKILL after a grace period).
+ *
+ * A worker never outlives this process: when it exits the workers get SIGKILL; when SIGINT, SIGTERM or SIGHUP would end
+ * it (no other listener for that signal), the workers get SIGTERM and the signal then takes its default course. And
+ * should this process die where it can do nothing (SIGKILL, a crash), the worker sees it itself
+ * (worker/trace_worker/parent_watch.py): its stdin is a pipe from here that nothing writes, closed by the kernel when
+ * this process dies, and TRACE_WORKER_PARENT_PID names this process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isMainThread } from "node:worker_threads";
 import { findFreePort } from "./free-port.js";
 import { OutputTail } from "./output-tail.js";
 import { repositoryRoot as ownRepositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
@@ -64,6 +71,61 @@ export interface WorkerProcess {
 const PORT_ATTEMPTS = 3;
 const HEALTH_POLL_MS = 200;
 
+/** The workers of this process that are still running, and the process listeners (one set for all of them) that stop them. */
+const liveWorkers = new Set<ChildProcess>();
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+function killLiveWorkers(signal: NodeJS.Signals): void {
+  for (const child of liveWorkers) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function onProcessExit(): void {
+  killLiveWorkers("SIGKILL");
+}
+
+/**
+ * A signal that would end this process: with no listener of the program's own, Node would die of it at once and leave
+ * the workers behind, so they get SIGTERM (their clean shutdown) and the signal is raised again with the listeners
+ * gone. A program that listens for the signal itself decides what happens (`trace worker serve` stops its worker); at
+ * its exit the workers still running get SIGKILL.
+ */
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killLiveWorkers("SIGTERM");
+  removeProcessListeners();
+  process.kill(process.pid, signal);
+}
+
+function addProcessListeners(): void {
+  process.on("exit", onProcessExit);
+  for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal);
+}
+
+function removeProcessListeners(): void {
+  process.removeListener("exit", onProcessExit);
+  for (const signal of ENDING_SIGNALS) process.removeListener(signal, onEndingSignal);
+}
+
+function trackWorker(child: ChildProcess, exited: Promise<unknown>): void {
+  if (liveWorkers.size === 0) addProcessListeners();
+  liveWorkers.add(child);
+  void exited.then(() => {
+    liveWorkers.delete(child);
+    if (liveWorkers.size === 0) removeProcessListeners();
+  });
+}
+
+/** How many workers this process has running (for tests). */
+export function liveWorkerCount(): number {
+  return liveWorkers.size;
+}
+
 /** The host to connect to: a wildcard bind address is reached on loopback, an IPv6 literal needs brackets. */
 function connectHost(host: string): string {
   if (host === "0.0.0.0") return "127.0.0.1";
@@ -95,10 +157,16 @@ async function launch(options: StartWorkerOptions, where: { python: string; root
   const env = workerEnvironment(where.root, options.env ?? process.env);
   if (options.apiKey !== undefined) env.TRACE_WORKER_API_KEY = options.apiKey;
   else delete env.TRACE_WORKER_API_KEY;
+  // The worker watches this process (parent_watch.py). PR_SET_PDEATHSIG fires when the thread that spawned it ends, so
+  // the worker asks for it only when that is the main thread.
+  env.TRACE_WORKER_PARENT_PID = String(process.pid);
+  env.TRACE_WORKER_PDEATHSIG = isMainThread ? "1" : "0";
   const command = [where.python, ...serveArguments];
 
   const stderr = new OutputTail();
-  const child = spawn(where.python, serveArguments, { cwd: where.root, env, stdio: ["ignore", "pipe", "pipe"] });
+  // stdin: a pipe nothing writes to; its end of file tells the worker that this process is gone.
+  const child = spawn(where.python, serveArguments, { cwd: where.root, env, stdio: ["pipe", "pipe", "pipe"] });
+  child.stdin?.on("error", () => undefined);
   const exited = new Promise<WorkerExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
     // A spawn failure (e.g. EACCES) emits "error" and no "exit".
@@ -113,14 +181,10 @@ async function launch(options: StartWorkerOptions, where: { python: string; root
     options.onOutput?.("stderr", text);
   });
   let hasExited = false;
-  const killOnParentExit = (): void => {
-    if (!hasExited) child.kill("SIGKILL");
-  };
-  process.once("exit", killOnParentExit);
   void exited.then(() => {
     hasExited = true;
-    process.removeListener("exit", killOnParentExit);
   });
+  trackWorker(child, exited);
 
   const graceMs = options.stopGraceMs ?? 10_000;
   let stopping: Promise<WorkerExit> | undefined;

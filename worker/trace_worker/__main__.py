@@ -17,6 +17,18 @@ from .tiny_checkpoint import TinyModelShape
 
 
 def _serve(arguments: argparse.Namespace) -> int:
+    from .parent_watch import watch_parent
+
+    # Watch before the slow imports and the model load: a starter that dies meanwhile takes the worker with it.
+    serving: dict[str, Any] = {}
+
+    def parent_gone(_reason: str) -> None:
+        server = serving.get("server")
+        if server is None:  # still loading, or a rank other than 0 (blocked in a collective): nothing to close cleanly
+            os._exit(1)
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    watch_parent(parent_gone)
     import torch
     import torch.distributed as distributed
 
@@ -56,6 +68,7 @@ def _serve(arguments: argparse.Namespace) -> int:
         return 0
 
     server = create_server(application, arguments.host, arguments.port)
+    serving["server"] = server
     host, port = server.server_address[:2]
     print(f"trace-worker: serving {engine.served_name} on http://{host}:{port} ({engine.device}, {engine.dtype}, world size {collective.world_size})", flush=True)
 
