@@ -2,14 +2,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { z } from "zod";
 import { DEFAULT_MAX_ERRORS } from "../envs/tau2/conversation-rules.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { tau2RunInfo } from "../envs/tau2/results-file.js";
+import type { Tau2Task } from "../envs/tau2/task-schema.js";
 import { createChatClient } from "../models/chat-client.js";
 import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
-import { exportJsonl, exportTau2Results, importTau2Results } from "../store/exchange.js";
+import { buildRunReport, type ErrorGroup } from "../rollout/run-report.js";
+import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "../store/exchange.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
@@ -115,8 +118,9 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
   const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);
   const userClient = createChatClient({ baseUrl: config.user.url, model: config.user.model, maxConcurrency: config.concurrency, ...(userApiKey ? { apiKey: userApiKey } : {}) });
   const printer = createProgressPrinter(process.stderr);
-  const summary = await withStoreAsync(storeFile(options.out), (store) =>
-    runRollouts({
+  let errors: ErrorGroup[] = [];
+  const summary = await withStoreAsync(storeFile(options.out), async (store) => {
+    const result = await runRollouts({
       environment,
       tasks,
       trials: config.trials,
@@ -131,10 +135,18 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
       metadata: { agentModel: config.agent.model, userModel: config.user.model, temperature },
       onProgress: (progress) => printer.update(progress),
       ...(signal === undefined ? {} : { signal }),
-    }),
-  );
+    });
+    if (result.failed > 0) errors = buildRunReport(store.listEpisodes({ environment: environment.name, status: "failed" })).environments[0]?.errors ?? [];
+    return result;
+  });
   printer.done();
   write(`${environment.name}: ${formatSummary(summary)}`);
+  if (errors.length > 0) {
+    const [first] = errors;
+    process.stderr.write(
+      `trace: ${summary.failed} episode${summary.failed === 1 ? "" : "s"} failed with errors (not graded; rerun the same command to redo them; trace show ${options.out} lists each): ${first!.error}${errors.length > 1 ? ` (and ${errors.length - 1} other error${errors.length === 2 ? "" : "s"})` : ""}\n`,
+    );
+  }
   if (summary.aborted) {
     process.stderr.write(`trace: interrupted; ${summary.remaining} episodes not done. Resume with the same command (finished episodes are kept in ${storeFile(options.out)}).\n`);
   }
@@ -165,6 +177,127 @@ export function runImportCommand(results: string, options: { env: string; out: s
   return outcome;
 }
 
+/**
+ * A τ²-bench results file names the task of every simulation, and τ²-bench's readers (`evaluate-trajs`, `view`) need
+ * them; none of the places `trace export` takes tasks from had these. Carries the task ids and where it looked.
+ */
+export class ExportTasksNotFoundError extends Error {
+  override readonly name = "ExportTasksNotFoundError";
+
+  constructor(
+    readonly runDirectory: string,
+    readonly environment: string,
+    readonly taskIds: readonly string[],
+    readonly searched: readonly string[],
+  ) {
+    const shown = taskIds.slice(0, 10).map((id) => JSON.stringify(id)).join(", ");
+    const ids = `${taskIds.length === 1 ? "task" : "tasks"} ${shown}${taskIds.length > 10 ? ` and ${taskIds.length - 10} more` : ""}`;
+    super(`cannot export ${environment} of ${runDirectory} as a τ²-bench results file: no task for ${ids} (${searched.join("; ")}); pass --data-dir with the domain's directory (tasks.json, db.json, policy.md)`);
+  }
+}
+
+/** What a run directory's `config.json` says about export: the `trace rollout` manifest or `trace run`'s pipeline config. */
+interface ExportConfig {
+  /** The domain's data directory, when the config names one for this environment. */
+  dataDirectory?: string;
+  /** Why there is none, when there is none. */
+  missing?: string;
+  agent?: string;
+  user?: string;
+  maxSteps?: number;
+  maxErrors?: number;
+  trials?: number;
+  seed?: number;
+}
+
+/** A config field read leniently: a missing or malformed value is undefined, never a failed parse. */
+const lenientText = z.string().min(1).optional().catch(undefined);
+const lenientInteger = z.int().optional().catch(undefined);
+const lenientObject = <Shape extends z.ZodRawShape>(shape: Shape) => z.looseObject(shape).optional().catch(undefined);
+
+/** `trace run`'s resolved pipeline config: τ²-bench's data/tau2 (`target.dataDirectory`) with one directory per domain. */
+const pipelineConfigShape = z.looseObject({
+  model: lenientObject({ servedModelName: lenientText }),
+  target: z.looseObject({
+    kind: lenientText,
+    dataDirectory: lenientText,
+    domains: z.array(z.string()).optional().catch(undefined),
+    user: lenientText,
+    maxSteps: lenientInteger,
+    trials: lenientInteger,
+    seed: lenientInteger,
+  }),
+});
+
+/** `trace rollout`'s manifest (`RolloutConfig`): one domain directory for one environment. */
+const rolloutConfigShape = z.looseObject({
+  env: lenientText,
+  dataDir: lenientText,
+  agent: lenientObject({ model: lenientText }),
+  user: lenientObject({ model: lenientText }),
+  maxSteps: lenientInteger,
+  maxErrors: lenientInteger,
+  trials: lenientInteger,
+  seed: lenientInteger,
+});
+
+/** Drops undefined fields (exactOptionalPropertyTypes). */
+function defined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+function readExportConfig(runDir: string, env: string, domain: string): ExportConfig {
+  const file = path.join(runDir, "config.json");
+  if (!existsSync(file)) return { missing: `${file} does not exist` };
+  let config: unknown;
+  try {
+    config = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${file}: not JSON (${(error as Error).message})`);
+  }
+  const pipeline = pipelineConfigShape.safeParse(config);
+  if (pipeline.success) {
+    const { model, target } = pipeline.data;
+    const found: ExportConfig = defined({ agent: model?.servedModelName, user: target.user, maxSteps: target.maxSteps, trials: target.trials, seed: target.seed });
+    if ((target.kind ?? "tau2") !== "tau2" || target.dataDirectory === undefined) found.missing = `${file} has no target.dataDirectory of τ²-bench data`;
+    else if (target.domains !== undefined && !target.domains.includes(domain)) found.missing = `${file}: target.domains ${JSON.stringify(target.domains)} does not include ${domain}`;
+    else found.dataDirectory = path.join(target.dataDirectory, domain);
+    return found;
+  }
+  const manifest = rolloutConfigShape.safeParse(config);
+  if (!manifest.success) return { missing: `${file} is neither a trace rollout nor a trace run config` };
+  const { dataDir, env: configuredEnv, agent, user, maxSteps, maxErrors, trials, seed } = manifest.data;
+  const found: ExportConfig = defined({ agent: agent?.model, user: user?.model, maxSteps, maxErrors, trials, seed });
+  if (dataDir === undefined) found.missing = `${file} has neither dataDir nor target.dataDirectory`;
+  else if (configuredEnv !== undefined && configuredEnv !== env) found.missing = `${file} is for ${configuredEnv}, not ${env}`;
+  else found.dataDirectory = dataDir;
+  return found;
+}
+
+/**
+ * The tasks (and policy) a τ² export embeds: from `--data-dir`, else the data directory the run's `config.json` names,
+ * else the tasks kept with imported episodes; every exported task id must be found, or `ExportTasksNotFoundError`.
+ */
+function exportTasks(store: TrajectoryStore, options: { runDir: string; env: string; domain: string; dataDir?: string; config: ExportConfig }): { tasks: Tau2Task[]; policy: string } {
+  const ids = [...new Set(store.listEpisodes({ environment: options.env, status: "finished" }).map((record) => record.taskId))];
+  const searched: string[] = [];
+  let source: { description: string; tasks: ReadonlyMap<string, Tau2Task>; policy: string } | undefined;
+  const dataDirectory = options.dataDir ?? options.config.dataDirectory;
+  if (dataDirectory !== undefined) {
+    const data = loadTau2Domain(options.domain, dataDirectory);
+    source = { description: `${options.dataDir === undefined ? "config.json's data directory" : "--data-dir"} ${dataDirectory}`, tasks: new Map(data.tasks.map((task) => [task.id, task])), policy: data.policy };
+  } else {
+    searched.push("no --data-dir", options.config.missing ?? "config.json names no data directory");
+    const stored = storedTau2Tasks(store, options.env);
+    if (stored.size > 0) source = { description: "the tasks kept with the imported episodes", tasks: stored, policy: "" };
+    else searched.push("the store keeps no tasks");
+  }
+  const missing = ids.filter((id) => source?.tasks.has(id) !== true);
+  if (missing.length > 0) throw new ExportTasksNotFoundError(options.runDir, options.env, missing, source === undefined ? searched : [`${source.description} lacks them`]);
+  const wanted = new Set(ids);
+  return { tasks: [...(source?.tasks.values() ?? [])].filter((task) => wanted.has(task.id)), policy: source?.policy ?? "" };
+}
+
 /** `trace export`: a run directory's episodes as a τ²-bench results file or JSON Lines. */
 export function runExportCommand(runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
   const domain = domainOf(options.env);
@@ -175,24 +308,20 @@ export function runExportCommand(runDir: string, options: { env: string; format:
   if (options.format === "jsonl") {
     exported = withStore(file, (store) => exportJsonl(store, options.out, { environment: options.env }));
   } else {
-    // The τ² file embeds the tasks and the policy: from --data-dir, else the run's config.json, else none.
-    const configFile = path.join(runDir, "config.json");
-    const configured = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as Partial<RolloutConfig>) : {};
-    const dataDir = options.dataDir ?? configured.dataDir;
-    const data = dataDir === undefined ? undefined : loadTau2Domain(domain, dataDir);
+    const config = readExportConfig(runDir, options.env, domain);
     exported = withStore(file, (store) => {
-      const ids = new Set(store.listEpisodes({ environment: options.env, status: "finished" }).map((record) => record.taskId));
+      const { tasks, policy } = exportTasks(store, { runDir, env: options.env, domain, config, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
       const info = tau2RunInfo({
         domain,
-        policy: data?.policy ?? "",
-        agent: configured.agent?.model ?? "trace",
-        user: configured.user?.model ?? "trace",
-        maxSteps: configured.maxSteps ?? PAPER_MAX_STEPS,
-        maxErrors: configured.maxErrors ?? DEFAULT_MAX_ERRORS,
-        numTrials: configured.trials ?? 1,
-        seed: configured.seed ?? null,
+        policy,
+        agent: config.agent ?? "trace",
+        user: config.user ?? "trace",
+        maxSteps: config.maxSteps ?? PAPER_MAX_STEPS,
+        maxErrors: config.maxErrors ?? DEFAULT_MAX_ERRORS,
+        numTrials: config.trials ?? 1,
+        seed: config.seed ?? null,
       });
-      return exportTau2Results(store, { environment: options.env, file: options.out, info, tasks: (data?.tasks ?? []).filter((task) => ids.has(task.id)) });
+      return exportTau2Results(store, { environment: options.env, file: options.out, info, tasks });
     });
   }
   write(`${options.env}: exported ${exported} episodes as ${options.format} to ${options.out}`);
@@ -255,7 +384,7 @@ export function registerRolloutCommands(program: Command): void {
     .requiredOption("--env <env>", "tau2-airline or tau2-retail")
     .requiredOption("--format <format>", "tau2 or jsonl")
     .requiredOption("--out <file>", "output file")
-    .option("--data-dir <dir>", "domain directory for the tasks and policy embedded in a tau2 file (default: from config.json)")
+    .option("--data-dir <dir>", "domain directory for the tasks and policy embedded in a tau2 file (default: the one config.json names, else the tasks kept by trace import)")
     .option("--json", "end with one JSON line {exported}")
     .action((runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }) => {
       runExportCommand(runDir, options, write);

@@ -22,7 +22,8 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const config = {
   name: "e2e-tiny",
-  model: { initTiny: { seed: 0 } },
+  // τ²'s system prompt is ~9k tokens with the tiny tokenizer: a shorter context would make every episode an endpoint failure.
+  model: { initTiny: { seed: 0, maxPositions: 16384 } },
   target: { dataDirectory: tau2DataDirectory(), domains: ["airline", "retail"], tasksPerDomain: 2, maxSteps: 3, maxTokens: 16, concurrency: 2 },
   // Thresholds at 0 keep every capability the labeler sees lacking, so the mapped ones are trained whatever the tiny model does.
   analysis: { coverage: 0, gap: 0 },

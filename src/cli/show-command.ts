@@ -1,4 +1,7 @@
-/** `trace show RUN`: pass rate per environment and overall, pass^k, terminations, tokens and cost of a run. */
+/**
+ * `trace show RUN`: pass rate per environment and overall, pass^k, terminations, tokens and cost of a run; per task the
+ * terminations and the failed / unfinished episodes; the errors (failed episodes, agent_error / user_error reasons).
+ */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -13,13 +16,13 @@ export class NotARunError extends Error {
   }
 }
 
-/** Reads the run's store and builds its report. */
+/** Reads the run's store and builds its report (every episode: finished ones graded, failed and unfinished counted). */
 export function showRun(runDirectory: string): RunReport {
   const file = path.join(runDirectory, "store.sqlite");
   if (!existsSync(file)) throw new NotARunError(runDirectory);
   const store = openTrajectoryStore(file);
   try {
-    return buildRunReport(store.listEpisodes({ status: "finished" }));
+    return buildRunReport(store.listEpisodes());
   } finally {
     store.close();
   }
@@ -28,7 +31,7 @@ export function showRun(runDirectory: string): RunReport {
 export function registerShowCommand(program: Command): void {
   program
     .command("show")
-    .description("summarise a run: pass rate per environment and overall, pass^k, terminations, tokens, cost")
+    .description("summarise a run: pass rate per environment and overall, pass^k, terminations, tokens, cost; terminations per task and why episodes failed")
     .argument("<run>", "run directory (holds store.sqlite)")
     .option("--json", "end with one JSON line: the report")
     .action((runDirectory: string, options: { json?: boolean }) => {

@@ -8,7 +8,7 @@ import type { RoutingFile } from "../pipeline/routing-file.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";
-import { runRollouts } from "../rollout/rollout-runner.js";
+import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
 import type { SnapshotPolicy } from "./compare-setup.js";
@@ -68,6 +68,7 @@ export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promis
       maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps,
       metadata: { stage: "compare", label: options.label },
     });
+    throwIfEpisodesFailed(store, name);
     const ids = new Set(domain.evaluationTasks.map((task) => task.id));
     const episodes = store.listEpisodes({ environment: name, status: "finished" }).filter((episode) => ids.has(episode.taskId));
     scores.push({

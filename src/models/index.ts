@@ -6,3 +6,4 @@ export { ChatRequestError } from "./chat-request-error.js";
 export { ChatResponseError } from "./chat-response-error.js";
 export { ChatTimeoutError } from "./chat-timeout-error.js";
 export { createConcurrencyLimit, type ConcurrencyLimit } from "./concurrency-limit.js";
+export { isEndpointFailure } from "./endpoint-failure.js";

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ChatClient } from "../models/chat-client.js";
-import { runRollouts } from "../rollout/rollout-runner.js";
+import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
 import { readEnvironmentIndex } from "./environment-index.js";
@@ -61,12 +61,14 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
+      throwIfEpisodesFailed(evalStore, environment.name);
       const ids = new Set(evaluationTasks.map((task) => task.id));
       // The base rollouts cover the evaluation tasks when they are the analysis tasks (τ²); held-out tasks get their own.
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const baseName = `${environment.name}/base`;
       if (heldOut) {
         await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" } });
+        throwIfEpisodesFailed(evalStore, baseName);
       }
       const entry = { domain, base: heldOut ? passCount(evalStore, baseName, ids) : passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
@@ -100,6 +102,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
           maxSteps: evaluation.maxSteps ?? target.maxSteps,
           metadata: { agent: model, stage: "evaluate" },
         });
+        throwIfEpisodesFailed(evalStore, name);
         rewards.push(meanReward(evalStore, name));
       }
       capabilities.push({ capability: adapter.capability, seeds: [...evaluation.heldOutSeeds], before: rewards[0]!, after: rewards[1]! });

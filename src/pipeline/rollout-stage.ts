@@ -1,5 +1,5 @@
 /** Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. */
-import { runRollouts } from "../rollout/rollout-runner.js";
+import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
@@ -26,6 +26,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
       });
       const line = `${environment.name}: ${summary.passed}/${summary.finished} passed (${summary.skipped} already done, ${summary.failed} failed)`;
       context.log(`  ${line}`);
+      throwIfEpisodesFailed(store, environment.name);
       parts.push(line);
     }
   } finally {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { AGENT_GREETING } from "../envs/tau2/conversation-rules.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
@@ -7,7 +8,8 @@ import { createChatClient } from "../models/chat-client.js";
 import { chatBody, type FakeHandler, type ReceivedRequest, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
 import type { Message, ToolCall } from "../spec/message.js";
 import { tau2DomainDirectory } from "../testing/shared-data.js";
-import { runEpisode, type RunEpisodeOptions } from "./agent-loop.js";
+import { EpisodeEndpointError, runEpisode, type RunEpisodeOptions } from "./agent-loop.js";
+import { createLlmUserSimulator } from "./llm-user-simulator.js";
 import { createScriptedUser } from "./scripted-user.js";
 import type { SimulatedUser } from "./simulated-user.js";
 
@@ -148,13 +150,48 @@ test("agent text containing ###STOP### ends with agent_stop and is graded", asyn
   assert.deepEqual(result.trajectory.reward, airline.grade(task, result.trajectory.messages, "agent_stop"));
 });
 
-test("a server answering 400 gives agent_error with the error text, without throwing", async () => {
-  const { policy } = await policyServer((_request, res) => sendJson(res, 400, { error: { message: "bad request: context too long" } }));
+test("a 400 the model caused (tool arguments that are not JSON) gives agent_error with the error text, without throwing", async () => {
+  const { policy } = await policyServer((_request, res) => sendJson(res, 400, { object: "error", message: "Expecting ',' delimiter: line 1 column 22 (char 21)", type: "BadRequestError", code: 400 }));
   const result = await run({ policy, user: createScriptedUser(["Hello."]) });
   assert.equal(result.trajectory.termination, "agent_error");
   assert.match(result.error ?? "", /400/);
   assert.deepEqual(roles(result.trajectory.messages), ["assistant", "user"]);
   assert.equal(result.trajectory.reward?.reward, 0);
+});
+
+/** A port that refuses connections: bound, then closed. */
+async function refusedBaseUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+test("a policy endpoint that refuses the connection is an endpoint failure: EpisodeEndpointError, not an episode", async () => {
+  const policy = createChatClient({ baseUrl: await refusedBaseUrl(), model: "test-model", maxRetries: 0 });
+  const error = await run({ policy, user: createScriptedUser(["Hello."]), trial: 3 }).then(
+    () => assert.fail("expected EpisodeEndpointError"),
+    (failure: unknown) => failure,
+  );
+  assert.ok(EpisodeEndpointError.isInstance(error));
+  assert.deepEqual([error.side, error.environment, error.taskId, error.trial, error.steps], ["policy", "tau2-airline", "0", 3, 1]);
+  assert.deepEqual(roles(error.messages), ["assistant", "user"]);
+  assert.equal((error.cause as Error).name, "ChatConnectionError");
+  assert.match(error.message, /^the policy's endpoint failed: ChatConnectionError: POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions failed after 1 attempt/);
+  assert.match(error.message, /ECONNREFUSED/);
+});
+
+test("a context-length overflow at the policy's endpoint and a failing LLM user endpoint are endpoint failures", async () => {
+  const { policy } = await policyServer((_request, res) =>
+    sendJson(res, 400, { object: "error", message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", type: "BadRequestError", code: 400 }),
+  );
+  await assert.rejects(run({ policy, user: createScriptedUser(["Hello."]) }), (error: Error) => EpisodeEndpointError.isInstance(error) && error.side === "policy" && /maximum context length/.test(error.message));
+
+  const { policy: talker } = await policyServer((_request, res) => sendJson(res, 200, chatBody({ content: "How can I help?" })));
+  const userClient = createChatClient({ baseUrl: await refusedBaseUrl(), model: "user-model", maxRetries: 0 });
+  const user = createLlmUserSimulator({ client: userClient, guidelines: "Play the customer.", scenario: task.userInstructions });
+  await assert.rejects(run({ policy: talker, user }), (error: Error) => EpisodeEndpointError.isInstance(error) && error.side === "user" && /^the user simulator's endpoint failed: ChatConnectionError/.test(error.message));
 });
 
 test("an empty agent message is an agent_error; a failing or empty user is a user_error", async () => {

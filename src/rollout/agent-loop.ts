@@ -15,9 +15,14 @@
  * neither text nor tool calls ends the episode with agent_error; a user that throws or returns empty text ends it with
  * user_error. The error text is kept in the result's `error`. An agent message with the stop token and tool calls
  * stops without executing them (τ² would raise since the last message goes to the environment).
+ *
+ * Endpoint failures are not the agent's (or the user's) doing: when the policy's or an LLM user's chat endpoint fails
+ * (`isEndpointFailure`: no answer after every retry, a refusal such as a context-length overflow, a malformed 2xx),
+ * `runEpisode` throws `EpisodeEndpointError` instead of ending the episode, so no caller grades it as a failure.
  */
 import type { ChatClient } from "../models/chat-client.js";
 import type { ChatRequest } from "../models/chat-types.js";
+import { isEndpointFailure } from "../models/endpoint-failure.js";
 import type { Environment } from "../spec/environment.js";
 import type { AssistantMessage, Message, ToolMessage } from "../spec/message.js";
 import type { Task } from "../spec/task.js";
@@ -60,15 +65,60 @@ export interface EpisodeResult {
   durationMs: number;
   /** Tokens the policy's server reported for this episode (its `usage` fields, summed over turns). */
   policyUsage: { promptTokens: number; completionTokens: number };
-  /** For agent_error / user_error: what went wrong. */
+  /** For agent_error / user_error: what went wrong (endpoint failures throw `EpisodeEndpointError` instead). */
   error?: string;
 }
 
 type Recipient = "agent" | "user" | "environment";
 
+/** Which side's chat endpoint failed: the policy's, or the simulated user's. */
+export type EndpointSide = "policy" | "user";
+
+/**
+ * An episode cut short because the policy's or the simulated user's chat endpoint failed (see `isEndpointFailure`);
+ * carries where it happened, the conversation so far and the endpoint's error as `cause`. Not a graded episode: a
+ * runner records it as failed (and redoes it), training and calibration stop on it.
+ */
+export class EpisodeEndpointError extends Error {
+  override readonly name = "EpisodeEndpointError";
+  readonly side: EndpointSide;
+  readonly environment: string;
+  readonly taskId: string;
+  readonly trial: number;
+  /** Steps taken before the failure. */
+  readonly steps: number;
+  /** The conversation up to the failure. */
+  readonly messages: readonly Message[];
+
+  constructor(
+    where: { side: EndpointSide; environment: string; taskId: string; trial: number; steps: number; messages: readonly Message[] },
+    options: { cause: unknown },
+  ) {
+    super(`the ${where.side === "policy" ? "policy" : "user simulator"}'s endpoint failed: ${withRootCause(options.cause)}`, { cause: options.cause });
+    this.side = where.side;
+    this.environment = where.environment;
+    this.taskId = where.taskId;
+    this.trial = where.trial;
+    this.steps = where.steps;
+    this.messages = where.messages;
+  }
+
+  static isInstance(value: unknown): value is EpisodeEndpointError {
+    return value instanceof Error && value.name === "EpisodeEndpointError";
+  }
+}
+
 function errorText(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
+}
+
+/** The error's text, plus its deepest cause's message when that says more (fetch's "fetch failed" hides ECONNREFUSED). */
+function withRootCause(error: unknown): string {
+  const text = errorText(error);
+  let root: unknown = error;
+  for (let depth = 0; depth < 16 && root instanceof Error && root.cause instanceof Error; depth += 1) root = root.cause;
+  return root !== error && root instanceof Error && root.message !== "" && !text.includes(root.message) ? `${text} (${root.message})` : text;
 }
 
 function hasText(content: string | null | undefined): boolean {
@@ -90,7 +140,10 @@ function policyRequest(options: RunEpisodeOptions, system: string, messages: rea
   return request;
 }
 
-/** Runs one episode to its end and grades it; never throws for policy or user failures (see the module comment). */
+/**
+ * Runs one episode to its end and grades it. A policy or user that fails ends the episode (agent_error / user_error),
+ * except when its chat endpoint failed: then it throws `EpisodeEndpointError` (see the module comment).
+ */
 export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeResult> {
   const started = performance.now();
   const policyUsage = { promptTokens: 0, completionTokens: 0 };
@@ -114,6 +167,8 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
   let termination: TerminationReason | undefined;
   let failure: string | undefined;
   let pendingCalls: AssistantMessage | undefined;
+  const endpointError = (side: EndpointSide, cause: unknown) =>
+    new EpisodeEndpointError({ side, environment: environment.name, taskId: task.id, trial: options.trial ?? 0, steps, messages: [...messages] }, { cause });
   // τ²: the greeting is the agent's first message, sent to the user; it is not a step. Without one the user opens.
   let next: Recipient = "user";
   if (rules.greeting !== undefined) push({ role: "assistant", content: rules.greeting });
@@ -124,6 +179,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
       try {
         content = (await user.respond(messages)).content;
       } catch (error) {
+        if (isEndpointFailure(error)) throw endpointError("user", error);
         failure = errorText(error);
         termination = "user_error";
         break;
@@ -144,6 +200,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
         policyUsage.completionTokens += completion.usage.completionTokens;
         message = completion.message;
       } catch (error) {
+        if (isEndpointFailure(error)) throw endpointError("policy", error);
         failure = errorText(error);
         termination = "agent_error";
         break;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -10,6 +11,7 @@ import { chatBody, type FakeHandler, sendJson, startFakeChatServer } from "../mo
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { tau2DomainDirectory } from "../testing/shared-data.js";
 import { createProgressPrinter, runRollouts, type RolloutProgress } from "./rollout-runner.js";
+import { createLlmUserSimulator } from "./llm-user-simulator.js";
 import { createScriptedUser } from "./scripted-user.js";
 
 const airline = createTau2Environment(loadTau2Domain("airline", tau2DomainDirectory("airline")));
@@ -121,7 +123,7 @@ test("concurrency is respected", async () => {
   assert.equal(peak, 2);
 });
 
-test("a failing policy (HTTP 400) stores agent_error episodes instead of crashing the runner", async () => {
+test("a policy answering a 400 that is not the endpoint's fault stores agent_error episodes instead of crashing the runner", async () => {
   const { policy } = await policyServer((_request, res) => sendJson(res, 400, { error: { message: "bad request" } }));
   const store = freshStore();
   const summary = await runRollouts({ environment: airline, tasks, trials: 2, concurrency: 2, store, policy, makeUser });
@@ -131,6 +133,58 @@ test("a failing policy (HTTP 400) stores agent_error episodes instead of crashin
     assert.equal(record.success, false);
     assert.match(String(record.metadata?.error), /400/);
   }
+});
+
+test("an endpoint failure (context length exceeded) is stored failed with its error, and the next run redoes and finishes it", async () => {
+  const { policy: overflowing } = await policyServer((_request, res) =>
+    sendJson(res, 400, { error: { message: "This model's maximum context length is 128000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } }),
+  );
+  const store = freshStore();
+  const events: RolloutProgress[] = [];
+  const first = await runRollouts({ environment: airline, tasks, trials: 1, store, policy: overflowing, makeUser, onProgress: (p) => events.push(p) });
+  assert.deepEqual([first.finished, first.failed, first.passed, first.passRate], [0, 2, 0, null]);
+  for (const record of store.listEpisodes()) {
+    assert.equal(record.status, "failed");
+    assert.equal(record.termination, null);
+    assert.equal(record.reward, null);
+    assert.match(record.error ?? "", /^EpisodeEndpointError: the policy's endpoint failed: ChatRequestError: POST .* → 400: .*maximum context length/);
+  }
+  assert.deepEqual(store.summary().finished, 0);
+  assert.match(events.at(-1)?.last?.error ?? "", /^EpisodeEndpointError: the policy's endpoint failed/);
+
+  const { policy } = await policyServer();
+  const second = await runRollouts({ environment: airline, tasks, trials: 1, store, policy, makeUser });
+  assert.deepEqual([second.finished, second.failed, second.skipped], [2, 0, 0]);
+  for (const record of store.listEpisodes()) {
+    assert.deepEqual([record.status, record.termination, record.error, record.attempts], ["finished", "user_stop", null, 2]);
+  }
+});
+
+test("real path: a policy client pointed at a port nothing listens on stores failed episodes, not finished ones; so does a dead LLM user", async () => {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const { port } = listener.address() as AddressInfo;
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  const deadUrl = `http://127.0.0.1:${port}/v1`;
+
+  const store = freshStore();
+  const dead = createChatClient({ baseUrl: deadUrl, model: "test-model", maxRetries: 0 });
+  const summary = await runRollouts({ environment: airline, tasks, trials: 1, store, policy: dead, makeUser });
+  assert.deepEqual([summary.finished, summary.failed, summary.passRate], [0, 2, null]);
+  const records = store.listEpisodes();
+  assert.deepEqual(records.map((record) => record.status), ["failed", "failed"]);
+  for (const record of records) assert.match(record.error ?? "", /^EpisodeEndpointError: the policy's endpoint failed: ChatConnectionError: POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions failed after 1 attempt/);
+  assert.deepEqual([store.summary().finished, store.summary().failed], [0, 2]);
+
+  const { policy } = await policyServer();
+  const userClient = createChatClient({ baseUrl: deadUrl, model: "user-model", maxRetries: 0 });
+  const withDeadUser = freshStore();
+  const userSummary = await runRollouts({
+    environment: airline, tasks, trials: 1, store: withDeadUser, policy,
+    makeUser: (task) => createLlmUserSimulator({ client: userClient, guidelines: "Play the customer.", scenario: task.userInstructions }),
+  });
+  assert.deepEqual([userSummary.finished, userSummary.failed], [0, 2]);
+  assert.ok(withDeadUser.listEpisodes().every((record) => record.status === "failed" && /the user simulator's endpoint failed: ChatConnectionError/.test(record.error ?? "")));
 });
 
 test("a user factory that throws marks the episode failed; others still run", async () => {

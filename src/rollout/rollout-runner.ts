@@ -5,8 +5,11 @@
  * Episodes are planned in order (task 0 trial 0, task 0 trial 1, …); episode `index` gets the seed `baseSeed + index`.
  * Each episode is claimed in the store before it starts (`claimEpisode`): finished ones are skipped, pending, running
  * (interrupted) and failed ones are redone. A finished conversation — agent_error and user_error included — is stored
- * with `finishEpisode` in one write; a failure outside the conversation (the user factory, the environment, grading)
- * is stored with `failEpisode`.
+ * with `finishEpisode` in one write; a failure outside the conversation is stored with `failEpisode` (status failed,
+ * its error text kept): an endpoint failure of the policy or the LLM user (`EpisodeEndpointError`: refused connection,
+ * timeout after retries, context-length overflow, …), the user factory, the environment, grading. Failed episodes are
+ * errors, not graded failures: they count in `failed`, never in `finished` or the pass rate, and the next run redoes
+ * them.
  *
  * Abort (`signal`): no new episode starts, and the runner returns at once. Episodes in flight are abandoned: their
  * results are never written (they stay `running`, which the next run claims and redoes), and their policy / user
@@ -18,6 +21,7 @@ import type { Task } from "../spec/task.js";
 import type { EpisodeKey, TrajectoryStore } from "../store/trajectory-store.js";
 import { runEpisode, type SamplingOptions } from "./agent-loop.js";
 import type { SimulatedUser } from "./simulated-user.js";
+import { EpisodesFailedError } from "./episodes-failed-error.js";
 import { positiveInteger } from "./positive-integer.js";
 
 /** The error requests made after an abort fail with. */
@@ -51,8 +55,8 @@ export interface RolloutProgress {
   elapsedMs: number;
   /** Estimated time left from the mean duration of episodes run so far; null before the first. */
   etaMs: number | null;
-  /** The episode that just completed, when the event is about one. */
-  last?: { key: EpisodeKey; status: "finished" | "failed" | "skipped"; success?: boolean; termination?: string };
+  /** The episode that just completed, when the event is about one; for a failed one, `error` is its name and message. */
+  last?: { key: EpisodeKey; status: "finished" | "failed" | "skipped"; success?: boolean; termination?: string; error?: string };
 }
 
 export interface RunRolloutsOptions {
@@ -218,9 +222,7 @@ export async function runRollouts(options: RunRolloutsOptions): Promise<RolloutS
       try {
         store.finishEpisode(episode.key, result.trajectory, { metadata, startedAt });
       } catch (error) {
-        store.failEpisode(episode.key, error);
-        counts.failed += 1;
-        report({ key: episode.key, status: "failed" });
+        fail(episode.key, error);
         return;
       }
       counts.finished += 1;
@@ -228,10 +230,14 @@ export async function runRollouts(options: RunRolloutsOptions): Promise<RolloutS
       if (success) counts.passed += 1;
       report({ key: episode.key, status: "finished", success, termination: result.trajectory.termination });
     } else {
-      store.failEpisode(episode.key, outcome.error);
-      counts.failed += 1;
-      report({ key: episode.key, status: "failed" });
+      fail(episode.key, outcome.error);
     }
+  }
+
+  function fail(key: EpisodeKey, error: unknown): void {
+    store.failEpisode(key, error);
+    counts.failed += 1;
+    report({ key, status: "failed", error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   }
 
   let next = 0;
@@ -334,4 +340,13 @@ export function createProgressPrinter(stream: NodeJS.WritableStream & { isTTY?: 
       }
     },
   };
+}
+
+/**
+ * Throws `EpisodesFailedError` when episodes of `environment` in the store failed with errors (an endpoint failure,
+ * the environment, grading): a stage that counts only finished episodes must not silently compare on fewer of them.
+ */
+export function throwIfEpisodesFailed(store: TrajectoryStore, environment: string): void {
+  const failed = store.listEpisodes({ environment, status: "failed" });
+  if (failed.length > 0) throw new EpisodesFailedError(environment, failed.length, failed[0]!.error ?? undefined);
 }

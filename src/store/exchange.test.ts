@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { readTau2Results } from "../envs/tau2/results-file.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
-import { exportJsonl, exportTau2Results, importTau2Results } from "./exchange.js";
+import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "./exchange.js";
 import { openTrajectoryStore, type EpisodeRecord } from "./trajectory-store.js";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "trace-store-exchange-"));
@@ -41,6 +41,13 @@ test("imports the real airline results file: 30 simulations, 11 with reward 1", 
   // Importing again replaces rather than duplicates.
   importTau2Results(store, resultsFile, ENV);
   assert.equal(store.summary().total, 30);
+
+  // Each episode keeps its task from the file, so the run exports back without a data directory.
+  const { tasks } = readTau2Results(resultsFile);
+  const kept = storedTau2Tasks(store, ENV);
+  assert.deepEqual([...kept.keys()].sort(), [...new Set(simulations.map((simulation) => simulation.taskId))].sort());
+  for (const [id, task] of kept) assert.deepEqual(task, tasks.find((candidate) => candidate.id === id));
+  assert.equal(storedTau2Tasks(store, "tau2-retail").size, 0);
   store.close();
 });
 

@@ -1,8 +1,11 @@
-/** Moving episodes in and out of the store: τ²-bench results files (both ways) and JSON Lines (out). */
+/**
+ * Moving episodes in and out of the store: τ²-bench results files (both ways) and JSON Lines (out). An imported
+ * episode keeps its τ² task in its metadata (`tau2Task`), so the run exports back to a results file on its own.
+ */
 import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import type { RewardInfo } from "../spec/reward.js";
 import { readTau2Results, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
-import type { Tau2Task } from "../envs/tau2/task-schema.js";
+import { taskSchema, type Tau2Task } from "../envs/tau2/task-schema.js";
 import type { EpisodeFilter, EpisodeRecord, TrajectoryStore } from "./trajectory-store.js";
 
 /** Success threshold of τ²-bench: reward 1 (up to rounding). */
@@ -71,24 +74,45 @@ export function exportTau2Results(
   return simulations.length;
 }
 
+/** The metadata key under which an imported episode keeps its τ² task. */
+export const TAU2_TASK_METADATA_KEY = "tau2Task";
+
+/**
+ * The τ² tasks kept with the finished episodes of `environment` (imported ones), by task id; metadata that is not a
+ * valid task is ignored.
+ */
+export function storedTau2Tasks(store: TrajectoryStore, environment: string): Map<string, Tau2Task> {
+  const tasks = new Map<string, Tau2Task>();
+  for (const record of store.iterateEpisodes({ environment, status: "finished" })) {
+    if (tasks.has(record.taskId)) continue;
+    const parsed = taskSchema.safeParse(record.metadata?.[TAU2_TASK_METADATA_KEY]);
+    if (parsed.success && parsed.data.id === record.taskId) tasks.set(record.taskId, parsed.data);
+  }
+  return tasks;
+}
+
 /**
  * Imports every simulation of a τ²-bench results file as a finished episode of `environment`, in one transaction
  * (all or nothing); an episode already stored under the same (task, trial) is replaced. The reward comes from
- * the recorded reward_info (none when it is missing). Returns the number imported.
+ * the recorded reward_info (none when it is missing); the file's task for the simulation is kept in the metadata
+ * (`storedTau2Tasks`). Returns the number imported.
  */
 export function importTau2Results(store: TrajectoryStore, resultsFile: string, environment: string): number {
-  const { simulations } = readTau2Results(resultsFile);
+  const { simulations, tasks } = readTau2Results(resultsFile);
+  const taskById = new Map(tasks.map((task) => [task.id, task]));
   store.transaction(() => {
     for (const simulation of simulations) {
       const key = { environment, taskId: simulation.taskId, trial: simulation.trial };
       const reward = simulation.recordedRewardInfo === null ? undefined : rewardInfoFromTau2(simulation.recordedRewardInfo);
       const { start_time: startTime, end_time: endTime } = simulation.extra;
+      const task = taskById.get(simulation.taskId);
       store.finishEpisode(
         key,
         { ...key, messages: simulation.messages, termination: simulation.termination, ...(simulation.seed === null ? {} : { seed: simulation.seed }), ...(reward === undefined ? {} : { reward }) },
         {
           sourceRewardInfo: simulation.recordedRewardInfo,
           extra: { ...simulation.extra, id: simulation.id },
+          ...(task === undefined ? {} : { metadata: { [TAU2_TASK_METADATA_KEY]: task } }),
           ...(typeof startTime === "string" ? { startedAt: startTime } : {}),
           ...(typeof endTime === "string" ? { finishedAt: endTime } : {}),
         },

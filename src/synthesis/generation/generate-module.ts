@@ -4,6 +4,7 @@
  * times. The best attempt is kept with its report.
  */
 import type { ChatClient } from "../../models/chat-client.js";
+import { isEndpointFailure } from "../../models/endpoint-failure.js";
 import type { Message } from "../../spec/message.js";
 import { calibrateModule, formatCalibrationReport } from "../calibration/calibrate-module.js";
 import type { CalibrationOptions, CalibrationReport } from "../calibration/calibrate-module.js";
@@ -86,6 +87,8 @@ export async function generateModule(options: GenerateModuleOptions): Promise<Ge
       answer = completion.message.content ?? "";
       result = await judge(attempt, extractCodeBlock(answer), options);
     } catch (error) {
+      // An endpoint that fails (the generator's, or the policy's during calibration) is not the module's fault: stop.
+      if (isEndpointFailure(error)) throw error;
       result = { attempt, source: null, validation: null, calibration: null, problem: error instanceof Error ? error.message : String(error), passed: false };
     }
     attempts.push(result);
