@@ -14,15 +14,20 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
+import OpenAI from "openai";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../models/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
+import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
+import { startWorker } from "../worker/worker-process.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-endpoints-"));
 const runDirectory = path.join(scratch, "run");
 const servers: FakeChatServer[] = [];
+// The analyst endpoint's key, read by the child `trace run` from its environment (and never written to the run).
+process.env.TRACE_TEST_ANALYST_KEY = "secret-analyst-key";
 after(async () => {
   await Promise.all(servers.map((server) => server.close()));
   if (process.env.TRACE_KEEP_SCRATCH === undefined) rmSync(scratch, { recursive: true, force: true });
@@ -50,11 +55,21 @@ function analyst(request: ReceivedRequest, res: ServerResponse): void {
   sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
 }
 
+/**
+ * The module the generator's second answer holds: cancel the named reservation; an unsolved episode earns 0.5 when its
+ * replies have an odd total length, so a random tiny policy's groups differ and GRPO updates the adapter.
+ */
+const PASSING_MODULE = minimalModuleSource({
+  verify: `const partial = input.replies.join("").length % 2 === 1 ? 0.5 : 0;
+    const wanted = (input.finalState.reservations as { [id: string]: { status: string } })[String(input.instance.facts.id)];
+    if (wanted?.status !== "cancelled") return { reward: partial, success: false, breakdown: { cancelled: 0 } };`,
+});
+
 /** The generator: a module that fails the determinism gate, then a valid one. */
 function generator(request: ReceivedRequest, res: ServerResponse): void {
   if (script.hangGeneration) return;
   const retry = (request.body.messages as unknown[]).length > 2;
-  const source = retry ? minimalModuleSource() : minimalModuleSource({ generate: "Math.random();" });
+  const source = retry ? PASSING_MODULE : minimalModuleSource({ generate: "Math.random();" });
   sendJson(res, 200, chatBody({ content: `\`\`\`ts\n${source}\`\`\`` }));
 }
 
@@ -102,14 +117,14 @@ async function settle(): Promise<void> {
 
 const requestsTo = (server: FakeChatServer, marker: string) => server.received.filter((request) => firstContent(request).includes(marker)).length;
 
-test("trace run with analyst, generator and user endpoints: killed in analysis, synthesis and training, resumed, contents checked", { timeout: 900_000 }, async () => {
+/** The scripted endpoints and a small run on three τ² airline tasks (τ²'s LLM user, the LLM analyst, generated environments). */
+async function scriptedRun(name: string): Promise<{ analystServer: FakeChatServer; generatorServer: FakeChatServer; userServer: FakeChatServer; config: Record<string, unknown> }> {
   const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
   const generatorServer = await startFakeChatServer((request, res) => generator(request, res));
   const userServer = await startFakeChatServer((request, res) => user(request, res));
   servers.push(analystServer, generatorServer, userServer);
-  process.env.TRACE_TEST_ANALYST_KEY = "secret-analyst-key";
   const config = {
-    name: "endpoints-e2e",
+    name,
     // τ²'s system prompt is ~9k tokens with the tiny tokenizer.
     model: { initTiny: { seed: 0, maxPositions: 16384 } },
     endpoints: {
@@ -131,6 +146,11 @@ test("trace run with analyst, generator and user endpoints: killed in analysis, 
     training: { iterations: 2, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
     evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
   };
+  return { analystServer, generatorServer, userServer, config };
+}
+
+test("trace run with analyst, generator and user endpoints: killed in analysis, synthesis and training, resumed, contents checked", { timeout: 900_000 }, async () => {
+  const { analystServer, generatorServer, userServer, config } = await scriptedRun("endpoints-e2e");
   const configFile = path.join(scratch, "config.json");
   writeFileSync(configFile, JSON.stringify(config));
   const run = (killWhen?: (stdout: string) => boolean) => trace(["run", configFile, "--run-dir", runDirectory], killWhen);
@@ -180,7 +200,7 @@ test("trace run with analyst, generator and user endpoints: killed in analysis, 
   const index = JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string; source: string; module: string; calibration?: { meanReward: number } }[]; skipped: unknown[] };
   assert.deepEqual(index.environments.map((entry) => [entry.capability, entry.source, entry.module]), [["request_tracking", "generated", path.join("environments", "request_tracking", "module.ts")]]);
   assert.ok(index.environments[0]?.calibration !== undefined, "calibration statistics are recorded");
-  assert.equal(readFileSync(path.join(runDirectory, index.environments[0].module), "utf8"), minimalModuleSource(), "the kept module is the generator's second answer");
+  assert.equal(readFileSync(path.join(runDirectory, index.environments[0].module), "utf8"), PASSING_MODULE, "the kept module is the generator's second answer");
   const report = JSON.parse(readFileSync(path.join(runDirectory, "environments", "request_tracking", "report.json"), "utf8")) as { done: boolean; attempts: { passed: boolean; report: string; calibration: unknown }[] };
   assert.deepEqual(report.attempts.map((attempt) => attempt.passed), [false, true]);
   assert.match(report.attempts[0]!.report, /nondeterminism/);
@@ -199,4 +219,79 @@ test("trace run with analyst, generator and user endpoints: killed in analysis, 
   assert.deepEqual(routing.options.map((option) => option.capability), ["request_tracking", null], "routing options are the generated environments and none");
   assert.equal(routing.decisions.length, 3);
   assert.ok(existsSync(path.join(runDirectory, "eval", "report.md")));
+
+  // 5. `trace serve`: the official openai client, with tools, plain and streamed; the route is reported.
+  const serving = spawn(process.execPath, [bin, "serve", runDirectory, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = "";
+      serving.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /trace serve: (http:\/\/\S+\/v1)/.exec(output);
+        if (found !== null) resolve(found[1]!);
+      });
+      serving.on("close", (code) => reject(new Error(`trace serve exited with ${code}: ${output}`)));
+    });
+    const client = new OpenAI({ baseURL: url, apiKey: "unused" });
+    const tools = [{ type: "function" as const, function: { name: "get_reservation_details", description: "Reads a reservation.", parameters: { type: "object", properties: { reservation_id: { type: "string" } }, required: ["reservation_id"] } } }];
+    const messages = [{ role: "user" as const, content: "Hello, I need help with my reservation please." }];
+    const { data, response } = await client.chat.completions.create({ model: "endpoints-e2e", messages, tools, max_tokens: 8, temperature: 0 }).withResponse();
+    assert.equal(response.headers.get("x-trace-route"), "request_tracking", "the routed adapter is reported");
+    assert.equal(data.choices.length, 1);
+    const stream = await client.chat.completions.create({ model: "endpoints-e2e", messages, tools, max_tokens: 8, temperature: 0, stream: true }).withResponse();
+    assert.equal(stream.response.headers.get("x-trace-route"), "request_tracking");
+    let streamed = "";
+    for await (const chunk of stream.data) streamed += chunk.choices[0]?.delta.content ?? "";
+    assert.equal(streamed, data.choices[0]?.message.content ?? "", "the streamed answer is the same completion");
+  } finally {
+    serving.kill("SIGTERM");
+    await new Promise((resolve) => serving.once("close", resolve));
+  }
+});
+
+test("trace run with the policy on a second worker standing in for vLLM: the first worker trains, adapters sync by name, the probe passes", { timeout: 600_000 }, async () => {
+  const { config: scripted } = await scriptedRun("external-sampler");
+  script.labelingAnswers = Number.POSITIVE_INFINITY;
+  script.hangGeneration = false;
+  const checkpoint = path.join(scratch, "external-model");
+  await createTinyCheckpoint(checkpoint, { seed: 0, maxPositions: 16384 });
+  const sampler = await startWorker({ model: checkpoint, servedModelName: "tiny-base" });
+  try {
+    const run = path.join(scratch, "external-run");
+    // The policy on the second worker; one labeling run, K = 4 so that GRPO's groups differ and the adapter is updated.
+    const config = {
+      ...scripted,
+      model: { path: checkpoint },
+      endpoints: { ...(scripted.endpoints as object), sampler: { url: sampler.baseUrl, model: "tiny-base" } },
+      roles: { ...(scripted.roles as object), policy: "sampler" },
+      analysis: { labeler: "llm", runs: 1, batchSize: 3 },
+      training: { ...(scripted.training as object), samples: 4 },
+    };
+    const configFile = path.join(scratch, "external-config.json");
+    writeFileSync(configFile, JSON.stringify(config));
+    const result = await trace(["run", configFile, "--run-dir", run]);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    // Every GRPO step's adapter was saved and loaded on the sampler under a versioned name; the previous one unloaded.
+    const served = (await sampler.trainerClient().listModels()).map((model) => model.id);
+    const versions = served.filter((name) => /^request_tracking-v\d+$/.test(name));
+    assert.equal(versions.length, 1, `one version served, older ones unloaded (served: ${served.join(", ")})`);
+    assert.ok(Number(versions[0]!.split("-v")[1]) >= 1, `a version after an update is served (served: ${served.join(", ")})`);
+    assert.ok(served.includes("request_tracking"), "the final adapter is loaded by name for evaluation");
+    assert.ok(existsSync(path.join(run, "adapters", "synced", "request_tracking-v0", "adapter_config.json")), "the initial version was synced too");
+    assert.ok(existsSync(path.join(run, "adapters", "synced", versions[0]!, "adapter_config.json")));
+    const metrics = readFileSync(path.join(run, "adapters", "request_tracking", "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { probeLogprobDifference: number | null; tokens: number });
+    const probed = metrics.filter((entry) => entry.probeLogprobDifference !== null);
+    assert.ok(probed.length > 0 || metrics.every((entry) => entry.tokens === 0), "a step that updated the adapter was probed");
+    for (const entry of probed) assert.ok(entry.probeLogprobDifference! < 1e-3, `probe difference ${entry.probeLogprobDifference}`);
+    // The base rollouts were sampled from the external sampler (its served name recorded by the chat client).
+    const store = openTrajectoryStore(path.join(run, "store.sqlite"));
+    const episodes = store.listEpisodes({ environment: "tau2-airline", status: "finished" });
+    store.close();
+    assert.equal(episodes.length, 3);
+  } finally {
+    await sampler.stop();
+  }
 });

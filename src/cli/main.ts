@@ -6,6 +6,7 @@ import { registerCompareCommand } from "./compare-command.js";
 import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerRunCommand } from "./run-command.js";
+import { registerServeCommand } from "./serve-command.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   registerRunCommand(program);
   registerCompareCommand(program);
   registerSynthesisCommands(program);
+  registerServeCommand(program);
   return program;
 }
 

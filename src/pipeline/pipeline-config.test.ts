@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { loadPipelineConfig, parsePipelineConfig } from "./pipeline-config.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
+import { checkRoleEndpoints, MissingApiKeyError, roleEndpoint } from "./endpoints.js";
 
 const minimal = { name: "x", model: {}, target: { dataDirectory: "data", domains: ["airline"] }, environments: { map: {} } };
 
@@ -41,4 +42,37 @@ test("a missing file and a file that is not JSON are configuration errors", () =
   assert.throws(() => loadPipelineConfig(path.join(directory, "none.json")), PipelineConfigError);
   writeFileSync(path.join(directory, "bad.json"), "{");
   assert.throws(() => loadPipelineConfig(path.join(directory, "bad.json")), /not JSON/);
+});
+
+test("every example configuration validates", () => {
+  for (const file of readdirSync("configs").filter((name) => name.endsWith(".json"))) loadPipelineConfig(path.resolve("configs", file));
+  const paper = loadPipelineConfig(path.resolve("configs/tau2-qwen3-30b-a3b.json"));
+  assert.deepEqual([paper.roles.policy, paper.roles.user, paper.roles.analyst, paper.roles.generator], ["vllm", "vllm", "analyst", "analyst"]);
+  assert.deepEqual([paper.analysis.labeler, paper.analysis.runs, paper.environments.source, paper.environments.calibration.samples, paper.training.iterations], ["llm", 10, "generated", 16, 40]);
+});
+
+test("roles must name defined endpoints, and the methods that need a role must have it", () => {
+  const endpoints = { judge: { url: "http://localhost:9000/v1", model: "m" } };
+  assert.throws(
+    () => parsePipelineConfig({ ...minimal, endpoints, roles: { analyst: "nowhere", policy: "judge", user: "worker" } }, "c.json"),
+    (error: unknown) =>
+      error instanceof PipelineConfigError &&
+      error.issues.some((issue) => /^roles\.analyst: endpoint "nowhere" is not defined in endpoints \(defined: judge\)/.test(issue)) &&
+      error.issues.some((issue) => /^roles\.user: "worker" serves only the policy and router roles/.test(issue)),
+  );
+  assert.throws(
+    () => parsePipelineConfig({ ...minimal, target: { ...minimal.target, user: "llm" }, analysis: { labeler: "llm" }, environments: { source: "generated" } }, "c.json"),
+    (error: unknown) =>
+      error instanceof PipelineConfigError &&
+      ["roles.user: required: target.user is \"llm\"", "roles.analyst: required: analysis.labeler is \"llm\"", "roles.generator: required: environments.source is \"generated\""].every((issue) => error.issues.includes(issue)),
+  );
+});
+
+test("a role's API key comes from its environment variable, checked up front, and is never part of the configuration", () => {
+  const config = parsePipelineConfig({ ...minimal, endpoints: { judge: { url: "http://localhost:9000/v1", model: "m", apiKeyEnv: "TRACE_TEST_JUDGE_KEY" } }, roles: { analyst: "judge" } }, "c.json");
+  assert.throws(() => checkRoleEndpoints(config, {}), (error: unknown) => error instanceof MissingApiKeyError && error.message === "endpoints.judge.apiKeyEnv: environment variable TRACE_TEST_JUDGE_KEY is not set (needed by the analyst role)");
+  checkRoleEndpoints(config, { TRACE_TEST_JUDGE_KEY: "k" });
+  assert.equal(roleEndpoint(config, "analyst", { TRACE_TEST_JUDGE_KEY: "k" })?.apiKey, "k");
+  assert.ok(!JSON.stringify(config).includes("\"k\""));
+  assert.equal(roleEndpoint(config, "policy"), undefined, "the policy is the worker by default");
 });

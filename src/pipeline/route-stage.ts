@@ -13,6 +13,8 @@ import type { RoutingDecision, RoutingOption } from "../routing/routing-option.j
 import { solutionTranscript } from "../routing/solution-transcript.js";
 import { createTokenizeClient } from "../routing/tokenize-client.js";
 import type { Task } from "../spec/task.js";
+import { createChatClient } from "../models/chat-client.js";
+import { roleClient, roleEndpoint } from "./endpoints.js";
 import { readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingFile, type RoutingFile } from "./routing-file.js";
@@ -53,8 +55,11 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
     const router = createRetrievalRouter({ options: withExamples });
     return { options, describe: `retrieval over ${config.routing.examples} requests per capability environment`, route: (request) => Promise.resolve(router.route(request)) };
   }
-  const worker = await context.worker();
-  const router = await createRouter({ chat: await context.sampler(), tokenize: createTokenizeClient({ baseUrl: worker.baseUrl }), options });
+  // The `router` role scores the labels with the base model: the worker (default) or an endpoint with /tokenize.
+  const endpoint = roleEndpoint(config, "router");
+  const chat = endpoint === undefined ? createChatClient({ baseUrl: (await context.worker()).baseUrl, model: config.model.servedModelName, maxRetries: 1 }) : roleClient(config, "router");
+  const tokenize = createTokenizeClient({ baseUrl: endpoint?.url ?? (await context.worker()).baseUrl, ...(endpoint?.apiKey === undefined ? {} : { apiKey: endpoint.apiKey }) });
+  const router = await createRouter({ chat, tokenize, options });
   return { options, describe: `labels ${router.options.map((option, index) => `${option.label}=${option.capability ?? "none"} (token ${router.tokenIds[index]})`).join(", ")}`, route: (request) => router.route(request) };
 }
 

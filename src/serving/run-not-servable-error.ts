@@ -1,0 +1,18 @@
+/** A run directory `trace serve` cannot serve: missing, not a run, not routed yet, or without trained adapters. */
+export class RunNotServableError extends Error {
+  override readonly name = "RunNotServableError";
+  constructor(
+    /** The run directory as given. */
+    readonly runDirectory: string,
+    /** The file or directory that is missing. */
+    readonly missing: string,
+    /** Why the run cannot be served, and what to do. */
+    readonly reason: string,
+  ) {
+    super(`${runDirectory}: ${reason}`);
+  }
+
+  static isInstance(value: unknown): value is RunNotServableError {
+    return value instanceof Error && value.name === "RunNotServableError";
+  }
+}
