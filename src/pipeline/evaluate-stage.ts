@@ -12,6 +12,7 @@ import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/mo
 import { readEnvironmentIndex } from "./environment-index.js";
 import type { EvaluationResults, PassCount } from "./evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
 import { readRoutingFile } from "./routing-file.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
@@ -59,6 +60,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         tasks: evaluationTasks,
         store: evalStore,
         makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
+        onProgress: rolloutProgressLog((line) => context.log(line), `${environment.name} routed`),
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
       throwIfEpisodesFailed(evalStore, environment.name);
@@ -67,7 +69,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const baseName = `${environment.name}/base`;
       if (heldOut) {
-        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" } });
+        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, onProgress: rolloutProgressLog((line) => context.log(line), baseName), metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" } });
         throwIfEpisodesFailed(evalStore, baseName);
       }
       const entry = { domain, base: heldOut ? passCount(evalStore, baseName, ids) : passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };

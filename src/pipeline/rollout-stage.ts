@@ -1,6 +1,7 @@
 /** Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. */
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { rolloutProgressLog } from "./stage-progress.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
 /** Runs the base rollouts (the runner itself skips finished episodes); returns a one-line summary. */
@@ -22,6 +23,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
         sampling: { temperature: target.temperature, ...(target.maxTokens === undefined ? {} : { maxTokens: target.maxTokens }) },
         baseSeed: target.seed,
         maxSteps: target.maxSteps,
+        onProgress: rolloutProgressLog((line) => context.log(line), environment.name),
         metadata: { agentModel: model.servedModelName, user: context.config.target.user, stage: "rollout" },
       });
       const line = `${environment.name}: ${summary.passed}/${summary.finished} passed (${summary.skipped} already done, ${summary.failed} failed)`;

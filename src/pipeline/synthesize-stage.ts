@@ -20,6 +20,7 @@ import { analysisDirectory } from "./analyze-stage.js";
 import { roleClient } from "./endpoints.js";
 import { environmentIndexFile, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { remainingTime } from "./stage-progress.js";
 
 /** A ground-truth solution that does not reach reward 1: the environment is unusable. */
 export class EnvironmentValidationError extends Error {
@@ -60,6 +61,16 @@ function targetOf(domains: readonly string[]): (capability: KeptCapability) => S
   };
 }
 
+/** Logs calibration progress at every quarter, with the time left. */
+function calibrationProgress(context: PipelineContext): (done: number, total: number) => void {
+  let started = Date.now();
+  return (done, total) => {
+    if (done === 1) started = Date.now();
+    const quarter = Math.max(1, Math.ceil(total / 4));
+    if (done % quarter === 0 || done === total) context.log(`    calibration: ${done}/${total} episodes, eta ${remainingTime(done, total, (Date.now() - started) / 1000)}`);
+  };
+}
+
 async function generatedEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
   const { config } = context;
   const { environments, target } = config;
@@ -80,6 +91,7 @@ async function generatedEnvironments(context: PipelineContext, index: Environmen
       sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
       concurrency: config.training.concurrency,
       targets,
+      onEpisode: calibrationProgress(context),
       ...(config.training.maxSteps === undefined ? {} : { maxSteps: config.training.maxSteps }),
     },
     validation: { seeds: range(environments.gateSeeds) },

@@ -9,6 +9,7 @@ import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/mo
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import { readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { remainingTime } from "./stage-progress.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** The `training` section as runGrpo options (what the train stage and `trace compare` share). */
@@ -87,6 +88,8 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
       name: `synthetic-${entry.capability}`,
     });
     const store = context.openStore("store.sqlite");
+    let seconds = 0;
+    let ran = 0;
     try {
       const result = await trainer({
         environment,
@@ -100,10 +103,13 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         adaptersDirectory,
         store,
         iterations: training.iterations,
-        onIteration: (metrics) =>
+        onIteration: (metrics) => {
+          seconds += metrics.seconds;
+          ran += 1;
           context.log(
-            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s`,
-          ),
+            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
+          );
+        },
       });
       if (result.aborted) throw new Error(`training of ${entry.capability} was interrupted`);
       if (result.resumedFrom > 0) context.log(`  ${entry.capability}: resumed from the checkpoint of iteration ${result.resumedFrom}`);

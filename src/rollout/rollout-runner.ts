@@ -279,7 +279,8 @@ export async function runRollouts(options: RunRolloutsOptions): Promise<RolloutS
   };
 }
 
-function formatDuration(ms: number | null): string {
+/** `mm:ss` or `h:mm:ss`; `--:--` when unknown. */
+export function formatDuration(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return "--:--";
   const seconds = Math.round(ms / 1000);
   const h = Math.floor(seconds / 3600);

@@ -56,6 +56,8 @@ export interface CalibrationOptions {
   concurrency?: number;
   targets?: Partial<CalibrationTargets>;
   maxSteps?: number;
+  /** Called after each episode with the episodes done and in all (progress). */
+  onEpisode?: (done: number, total: number) => void;
 }
 
 /** Calibration result: the statistics, each seed's rewards, and why it is out of range (if it is). */
@@ -86,6 +88,7 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
   const environment = await createModuleEnvironment({ runner: options.runner, seeds });
   const limit = createConcurrencyLimit(options.concurrency ?? 8);
   let erroredEpisodes = 0;
+  let done = 0;
   const groups = await Promise.all(
     seeds.map(async (seed) => {
       const task = environment.task(seedTaskId(seed));
@@ -102,6 +105,7 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
               ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
             });
             if (result.error !== undefined) erroredEpisodes += 1;
+            options.onEpisode?.((done += 1), seeds.length * samples);
             return result.trajectory.reward?.reward ?? 0;
           }),
         ),
