@@ -1,8 +1,7 @@
 /** `trace rollout`, `trace import` and `trace export`: run policies in an environment into a run directory's store. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { z } from "zod";
 import { DEFAULT_MAX_ERRORS } from "../envs/tau2/conversation-rules.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
@@ -15,6 +14,7 @@ import { buildRunReport, type ErrorGroup } from "../rollout/run-report.js";
 import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "../store/exchange.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { integerOption } from "./integer-option.js";
+import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
 
 /** The TRACE paper's step limit. */
@@ -196,89 +196,11 @@ export class ExportTasksNotFoundError extends Error {
   }
 }
 
-/** What a run directory's `config.json` says about export: the `trace rollout` manifest or `trace run`'s pipeline config. */
-interface ExportConfig {
-  /** The domain's data directory, when the config names one for this environment. */
-  dataDirectory?: string;
-  /** Why there is none, when there is none. */
-  missing?: string;
-  agent?: string;
-  user?: string;
-  maxSteps?: number;
-  maxErrors?: number;
-  trials?: number;
-  seed?: number;
-}
-
-/** A config field read leniently: a missing or malformed value is undefined, never a failed parse. */
-const lenientText = z.string().min(1).optional().catch(undefined);
-const lenientInteger = z.int().optional().catch(undefined);
-const lenientObject = <Shape extends z.ZodRawShape>(shape: Shape) => z.looseObject(shape).optional().catch(undefined);
-
-/** `trace run`'s resolved pipeline config: τ²-bench's data/tau2 (`target.dataDirectory`) with one directory per domain. */
-const pipelineConfigShape = z.looseObject({
-  model: lenientObject({ servedModelName: lenientText }),
-  target: z.looseObject({
-    kind: lenientText,
-    dataDirectory: lenientText,
-    domains: z.array(z.string()).optional().catch(undefined),
-    user: lenientText,
-    maxSteps: lenientInteger,
-    trials: lenientInteger,
-    seed: lenientInteger,
-  }),
-});
-
-/** `trace rollout`'s manifest (`RolloutConfig`): one domain directory for one environment. */
-const rolloutConfigShape = z.looseObject({
-  env: lenientText,
-  dataDir: lenientText,
-  agent: lenientObject({ model: lenientText }),
-  user: lenientObject({ model: lenientText }),
-  maxSteps: lenientInteger,
-  maxErrors: lenientInteger,
-  trials: lenientInteger,
-  seed: lenientInteger,
-});
-
-/** Drops undefined fields (exactOptionalPropertyTypes). */
-function defined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
-
-function readExportConfig(runDir: string, env: string, domain: string): ExportConfig {
-  const file = path.join(runDir, "config.json");
-  if (!existsSync(file)) return { missing: `${file} does not exist` };
-  let config: unknown;
-  try {
-    config = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UsageError(`${file}: not JSON (${(error as Error).message})`);
-  }
-  const pipeline = pipelineConfigShape.safeParse(config);
-  if (pipeline.success) {
-    const { model, target } = pipeline.data;
-    const found: ExportConfig = defined({ agent: model?.servedModelName, user: target.user, maxSteps: target.maxSteps, trials: target.trials, seed: target.seed });
-    if ((target.kind ?? "tau2") !== "tau2" || target.dataDirectory === undefined) found.missing = `${file} has no target.dataDirectory of τ²-bench data`;
-    else if (target.domains !== undefined && !target.domains.includes(domain)) found.missing = `${file}: target.domains ${JSON.stringify(target.domains)} does not include ${domain}`;
-    else found.dataDirectory = path.join(target.dataDirectory, domain);
-    return found;
-  }
-  const manifest = rolloutConfigShape.safeParse(config);
-  if (!manifest.success) return { missing: `${file} is neither a trace rollout nor a trace run config` };
-  const { dataDir, env: configuredEnv, agent, user, maxSteps, maxErrors, trials, seed } = manifest.data;
-  const found: ExportConfig = defined({ agent: agent?.model, user: user?.model, maxSteps, maxErrors, trials, seed });
-  if (dataDir === undefined) found.missing = `${file} has neither dataDir nor target.dataDirectory`;
-  else if (configuredEnv !== undefined && configuredEnv !== env) found.missing = `${file} is for ${configuredEnv}, not ${env}`;
-  else found.dataDirectory = dataDir;
-  return found;
-}
-
 /**
  * The tasks (and policy) a τ² export embeds: from `--data-dir`, else the data directory the run's `config.json` names,
  * else the tasks kept with imported episodes; every exported task id must be found, or `ExportTasksNotFoundError`.
  */
-function exportTasks(store: TrajectoryStore, options: { runDir: string; env: string; domain: string; dataDir?: string; config: ExportConfig }): { tasks: Tau2Task[]; policy: string } {
+function exportTasks(store: TrajectoryStore, options: { runDir: string; env: string; domain: string; dataDir?: string; config: RunManifest }): { tasks: Tau2Task[]; policy: string } {
   const ids = [...new Set(store.listEpisodes({ environment: options.env, status: "finished" }).map((record) => record.taskId))];
   const searched: string[] = [];
   let source: { description: string; tasks: ReadonlyMap<string, Tau2Task>; policy: string } | undefined;
@@ -308,7 +230,7 @@ export function runExportCommand(runDir: string, options: { env: string; format:
   if (options.format === "jsonl") {
     exported = withStore(file, (store) => exportJsonl(store, options.out, { environment: options.env }));
   } else {
-    const config = readExportConfig(runDir, options.env, domain);
+    const config = readRunManifest(runDir, options.env, domain);
     exported = withStore(file, (store) => {
       const { tasks, policy } = exportTasks(store, { runDir, env: options.env, domain, config, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
       const info = tau2RunInfo({

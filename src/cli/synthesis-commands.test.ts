@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
 import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
+import { tau2DataDirectory } from "../testing/shared-data.js";
 import { runEnvCheck, runSynthesize } from "./synthesis-commands.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -72,6 +73,25 @@ test("trace synthesize writes module.ts and report.json per kept capability and 
     assert.equal(await runSynthesize(run, options, (line) => again.push(line)), true);
     assert.match(again.join("\n"), /minimal_task: done already, skipped/);
     assert.equal(server.received.length, 1, "a done capability is not regenerated");
+  } finally {
+    await server.close();
+  }
+});
+
+test("trace synthesize reads a trace run directory: its τ² target, policy and reference analysis", async () => {
+  const run = path.join(scratch, "pipeline-run");
+  mkdirSync(path.join(run, "analysis", "reference"), { recursive: true });
+  const row = { skill: "minimal_task", description: "the capability", mean_cov: 0.5, std_cov: 0, mean_delta: 0.3, std_delta: 0, n_runs_passed: 1, n_runs_total: 1, passes_consistency: true, example_failed_cases: [], status: "kept" };
+  writeFileSync(path.join(run, "analysis", "reference", "selected_capabilities.json"), JSON.stringify([row]));
+  writeFileSync(path.join(run, "config.json"), JSON.stringify({ name: "x", model: { servedModelName: "base" }, target: { kind: "tau2", dataDirectory: tau2DataDirectory(), domains: ["retail"] }, analysis: { labeler: "reference" } }));
+  const server = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "```ts\n" + minimalModuleSource() + "```" })));
+  try {
+    await runSynthesize(run, { generatorUrl: server.baseUrl, generatorModel: "writer" }, () => undefined);
+    const request = (server.received[0]?.body.messages as { content: string }[])[1]?.content ?? "";
+    assert.match(request, /minimal_task/, "the kept capability of analysis/reference/ is generated");
+    assert.match(request, /get_order_details/, "the run's τ² domain (retail) gives the target's tools");
+    assert.match(request, /# Retail agent policy/, "and its policy");
+    assert.equal((JSON.parse(readFileSync(path.join(run, "environments", "minimal_task", "report.json"), "utf8")) as { target: string }).target, "tau2-retail");
   } finally {
     await server.close();
   }

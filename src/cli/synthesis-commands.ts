@@ -11,9 +11,11 @@ import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runne
 import { solutionReply } from "../synthesis/sdk/module-policies.js";
 import { verifierInputFromCalls } from "../synthesis/sdk/verifier-input.js";
 import { formatValidationReport } from "../synthesis/validation/gate-result.js";
-import { parseSynthesisTarget } from "../synthesis/validation/target-tools.js";
+import { parseSynthesisTarget, targetDomain } from "../synthesis/validation/target-tools.js";
 import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { validateModuleSource } from "../synthesis/validation/validate-module.js";
+import { readRunManifest, runEnvironments } from "./run-manifest.js";
+import { UsageError } from "./usage-error.js";
 
 /** Options of `trace env check`. */
 export interface EnvCheckOptions {
@@ -94,16 +96,26 @@ export interface SynthesizeCommandOptions {
   attempts?: string;
 }
 
-/** Reads the run's target and policy text: `--target` / `--data-dir`, else RUN/config.json's `env` and `dataDir`. */
+/**
+ * The run's target and policy text: `--target` / `--data-dir`, else what RUN/config.json names (a `trace rollout`
+ * manifest's environment, or a `trace run` configuration's first τ² domain).
+ */
 function runTarget(runDirectory: string, options: SynthesizeCommandOptions): { target: SynthesisTarget; policyText: string } {
-  const configFile = path.join(runDirectory, "config.json");
-  const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as { env?: unknown; dataDir?: unknown }) : {};
-  const targetName = options.target ?? (typeof config.env === "string" ? config.env : undefined);
-  if (targetName === undefined) throw new Error(`no target: pass --target (tau2-airline or tau2-retail); ${configFile} names none`);
-  const dataDir = options.dataDir ?? (typeof config.dataDir === "string" ? config.dataDir : undefined);
+  const targetName = options.target ?? runEnvironments(runDirectory)[0];
+  if (targetName === undefined) throw new UsageError(`no target: pass --target (tau2-airline or tau2-retail); ${path.join(runDirectory, "config.json")} names none`);
+  const target = parseSynthesisTarget(targetName);
+  const dataDir = options.dataDir ?? readRunManifest(runDirectory, target, targetDomain(target)).dataDirectory;
   const policyFile = dataDir === undefined ? undefined : path.join(dataDir, "policy.md");
   const policyText = policyFile !== undefined && existsSync(policyFile) ? readFileSync(policyFile, "utf8") : "(the target's policy is not available; keep to the tools' own constraints)";
-  return { target: parseSynthesisTarget(targetName), policyText };
+  return { target, policyText };
+}
+
+/** Where the run's kept capabilities are: `analysis/`, or `analysis/reference/` for a `trace run` with the reference labeler. */
+function keptCapabilitiesDirectory(runDirectory: string): string | undefined {
+  const file = path.join(runDirectory, "config.json");
+  if (!existsSync(file)) return undefined;
+  const labeler = (JSON.parse(readFileSync(file, "utf8")) as { analysis?: { labeler?: unknown } }).analysis?.labeler;
+  return labeler === "reference" ? path.join(runDirectory, "analysis", "reference") : undefined;
 }
 
 /** Synthesizes every kept capability of a run (resumable). */
@@ -117,6 +129,7 @@ export async function runSynthesize(runDirectory: string, options: SynthesizeCom
     policyText,
     generator,
     ...(calibrationPolicy === undefined ? {} : { calibrationPolicy }),
+    ...(keptCapabilitiesDirectory(runDirectory) === undefined ? {} : { analysisDirectory: keptCapabilitiesDirectory(runDirectory)! }),
     maxAttempts: Number(options.attempts ?? 5),
     write,
   });
