@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -258,9 +258,16 @@ test("trace run with the policy on a second worker standing in for vLLM: the fir
   const sampler = await startWorker({ model: checkpoint, servedModelName: "tiny-base" });
   try {
     const run = path.join(scratch, "external-run");
+    // τ²'s data with a split: train on tasks 0, 1, 3, evaluate on held-out task 4 (the shared files linked, not copied).
+    const data = path.join(scratch, "tau2-split");
+    mkdirSync(path.join(data, "airline"), { recursive: true });
+    for (const file of ["db.json", "tasks.json", "policy.md"]) symlinkSync(path.join(tau2DataDirectory(), "airline", file), path.join(data, "airline", file));
+    symlinkSync(path.join(tau2DataDirectory(), "user_simulator"), path.join(data, "user_simulator"));
+    writeFileSync(path.join(data, "airline", "split_tasks.json"), JSON.stringify({ train: ["0", "1", "3"], test: ["4"] }));
     // The policy on the second worker; one labeling run, K = 4 so that GRPO's groups differ and the adapter is updated.
     const config = {
       ...scripted,
+      target: { ...(scripted.target as object), dataDirectory: data, tasksPerDomain: undefined },
       model: { path: checkpoint },
       endpoints: { ...(scripted.endpoints as object), sampler: { url: sampler.baseUrl, model: "tiny-base" } },
       roles: { ...(scripted.roles as object), policy: "sampler" },
@@ -290,7 +297,13 @@ test("trace run with the policy on a second worker standing in for vLLM: the fir
     const store = openTrajectoryStore(path.join(run, "store.sqlite"));
     const episodes = store.listEpisodes({ environment: "tau2-airline", status: "finished" });
     store.close();
-    assert.equal(episodes.length, 3);
+    assert.deepEqual(episodes.map((episode) => episode.taskId).sort(), ["0", "1", "3"], "analysis and training on the train split");
+    assert.match(result.stdout, /split_tasks\.json: analysis and training on 3 train tasks, evaluation on 1 test tasks/);
+    // The held-out task was routed on its own conversation's first user message (the LLM user's), during evaluation.
+    const routing = JSON.parse(readFileSync(path.join(run, "eval", "routing.json"), "utf8")) as { decisions: { taskId: string; capability: string | null }[] };
+    assert.deepEqual(routing.decisions.map((decision) => decision.taskId).sort(), ["0", "1", "3", "4"]);
+    const results = JSON.parse(readFileSync(path.join(run, "eval", "results.json"), "utf8")) as { domains: { trace: { total: number }; base: { total: number } }[] };
+    assert.deepEqual([results.domains[0]!.trace.total, results.domains[0]!.base.total], [1, 1], "evaluation on the test split, base included");
   } finally {
     await sampler.stop();
   }

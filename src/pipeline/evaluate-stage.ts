@@ -14,7 +14,9 @@ import type { EvaluationResults, PassCount } from "./evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
-import { readRoutingFile } from "./routing-file.js";
+import { createRoutedChatClient } from "../routing/routed-chat-client.js";
+import { createRunRouter } from "./route-stage.js";
+import { readRoutingFile, routingFile } from "./routing-file.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
 import { readTrainedAdapters } from "./train-stage.js";
@@ -45,6 +47,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const clients = new Map<string, ChatClient>();
   for (const option of routing.options) clients.set(option.model, await context.sampler(option.model));
   const base = await context.sampler();
+  let router: ReturnType<typeof createRunRouter> | undefined;
   const maxTokens = evaluation.maxTokens ?? target.maxTokens;
   const sampling = { temperature: target.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) };
 
@@ -52,14 +55,29 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const evalStore = context.openStore(path.join("eval", "episodes.sqlite"));
   try {
     const domains: EvaluationResults["domains"] = [];
-    for (const { domain, environment, tasks, evaluationTasks, makeUser } of await loadTargetDomains(config)) {
+    for (const { domain, environment, tasks, evaluationTasks, makeUser, split } of await loadTargetDomains(config)) {
+      context.log(`  ${environment.name}: ${split}`);
       const rollouts = { trials: target.trials, concurrency: target.concurrency, makeUser, sampling, baseSeed: target.seed, maxSteps: evaluation.maxSteps ?? target.maxSteps };
       await runRollouts({
         ...rollouts,
         environment,
         tasks: evaluationTasks,
         store: evalStore,
-        makePolicy: (episode) => clients.get(chosen.get(`${environment.name}\u0000${episode.task.id}`) ?? config.model.servedModelName) ?? base,
+        makePolicy: (episode) => {
+          const model = chosen.get(`${environment.name}\u0000${episode.task.id}`);
+          if (model !== undefined) return clients.get(model) ?? base;
+          // Not routed yet (the LLM user's first message on a held-out task): route on the conversation itself.
+          return createRoutedChatClient({
+            route: async (request) => (await (router ??= createRunRouter(context))).route(request),
+            clientFor: (routed) => clients.get(routed) ?? base,
+            onRoute: (decision) => {
+              // Decisions made on the conversations themselves join the routing file at once (kept across a crash).
+              if (episode.key.trial !== 0) return;
+              routing.decisions.push({ environment: environment.name, taskId: episode.task.id, ...decision });
+              writeFileSync(routingFile(config.runDirectory), JSON.stringify(routing, null, 2) + "\n");
+            },
+          });
+        },
         onProgress: rolloutProgressLog((line) => context.log(line), `${environment.name} routed`),
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });

@@ -11,7 +11,8 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
   const store = context.openStore("store.sqlite");
   const parts: string[] = [];
   try {
-    for (const { environment, tasks, makeUser } of await loadTargetDomains(context.config)) {
+    for (const { environment, tasks, makeUser, split } of await loadTargetDomains(context.config)) {
+      context.log(`  ${environment.name}: ${split}`);
       const summary = await runRollouts({
         environment,
         tasks,

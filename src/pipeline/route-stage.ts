@@ -91,6 +91,9 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
       for (const task of all) {
         const episode = store.getEpisode({ environment: domain.environment.name, taskId: task.id, trial: 0 });
         const first = episode?.messages?.find((message) => message.role === "user");
+        // With τ²'s LLM user the first user message of a task never rolled out is not known yet: the evaluate stage
+        // routes it on the conversation itself.
+        if (first === undefined && config.target.user === "llm") continue;
         const request = first !== undefined && typeof first.content === "string" ? first.content : domain.request(task);
         const decision = await router.route(request);
         file.decisions.push({ environment: domain.environment.name, taskId: task.id, ...decision });
