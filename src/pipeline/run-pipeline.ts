@@ -51,7 +51,8 @@ function identity(config: ResolvedPipelineConfig): Record<string, unknown> {
   const endpoint = (role: "policy" | "user" | "analyst" | "generator") => {
     const name = config.roles[role];
     const defined = name === undefined ? undefined : config.endpoints[name];
-    return defined === undefined ? (name ?? null) : `${defined.url} ${defined.model}`;
+    // The model, not the URL: a server restarted on another port serves the same run.
+    return defined === undefined ? (name ?? null) : defined.model;
   };
   // A checkpoint inside the run directory moves with it.
   const inside = !path.relative(config.runDirectory, config.model.path).startsWith("..");
@@ -61,12 +62,12 @@ function identity(config: ResolvedPipelineConfig): Record<string, unknown> {
     "model.initTiny": config.model.initTiny ?? null,
     "model.sft": config.model.sft ?? null,
     target: config.target,
-    "policy endpoint": endpoint("policy"),
-    "user endpoint": endpoint("user"),
+    "policy endpoint model": endpoint("policy"),
+    "user endpoint model": endpoint("user"),
     "analysis.labeler": config.analysis.labeler,
-    "analyst endpoint": endpoint("analyst"),
+    "analyst endpoint model": endpoint("analyst"),
     "environments.source": config.environments.source,
-    "generator endpoint": endpoint("generator"),
+    "generator endpoint model": endpoint("generator"),
   };
 }
 

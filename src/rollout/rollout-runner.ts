@@ -349,5 +349,8 @@ export function createProgressPrinter(stream: NodeJS.WritableStream & { isTTY?: 
  */
 export function throwIfEpisodesFailed(store: TrajectoryStore, environment: string): void {
   const failed = store.listEpisodes({ environment, status: "failed" });
-  if (failed.length > 0) throw new EpisodesFailedError(environment, failed.length, failed[0]!.error ?? undefined);
+  if (failed.length === 0) return;
+  // The stored error may carry a stack: its first line, shortened, keeps the message one line.
+  const example = failed[0]!.error?.split("\n")[0]?.slice(0, 400);
+  throw new EpisodesFailedError(environment, failed.length, example);
 }
