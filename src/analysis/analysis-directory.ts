@@ -1,13 +1,14 @@
 /**
- * The `analysis/` directory of a run: `candidate_capabilities.json`, `run_01.json` … `run_N.json`,
- * `selected_capabilities.json` (kept capabilities, TRACE reference format), `capability_scores.json` (every
- * capability, kept or rejected, with per-run numbers and the thresholds used) and `report.md`.
+ * An analysis directory (`RUN/analysis/`, or `RUN/analysis/reference/` for the reference labeler):
+ * `candidate_capabilities.json`, `run_01.json` … `run_N.json`, `selected_capabilities.json` (kept capabilities, TRACE
+ * reference format), `capability_scores.json` (every capability, kept or rejected, with per-run numbers and the
+ * thresholds used) and `report.md`. The caller names the directory (a run's layout belongs to `src/run/`).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { readJsonFile } from "../envs/core/read-json-file.js";
-import { aggregateCapabilities, selectedCapabilities, type AggregationResult, type AggregationThresholds } from "./aggregate-capabilities.js";
+import { aggregateCapabilities, selectedCapabilities, type AggregationResult, type AggregationThresholds, type CapabilitySelection } from "./aggregate-capabilities.js";
 import { candidateDescriptions, readCandidatesFile } from "./candidates-file.js";
 import { NoRunFilesError } from "./no-run-files-error.js";
 import { listRunFiles, readRunFile } from "./run-file.js";
@@ -18,11 +19,6 @@ export const SELECTED_FILE = "selected_capabilities.json";
 export const SCORES_FILE = "capability_scores.json";
 export const REPORT_FILE = "report.md";
 
-/** `RUN/analysis`: where an analysis of the run's trajectories goes by default. */
-export function analysisDirectoryOf(runDirectory: string): string {
-  return path.join(runDirectory, "analysis");
-}
-
 /** What `capability_scores.json` holds: the aggregation plus where it came from. */
 export interface ScoresFile extends AggregationResult {
   /** The run files aggregated, relative to the runs directory. */
@@ -31,6 +27,23 @@ export interface ScoresFile extends AggregationResult {
   labeler?: string;
 }
 
+const capabilitySelectionObject = z.looseObject({
+  skill: z.string(),
+  description: z.string(),
+  mean_cov: z.number(),
+  std_cov: z.number(),
+  mean_delta: z.number(),
+  std_delta: z.number(),
+  n_runs_passed: z.number().int(),
+  n_runs_total: z.number().int(),
+  passes_consistency: z.boolean(),
+  example_failed_cases: z.array(z.string()),
+  status: z.enum(["kept", "rejected"]),
+});
+
+/** A row of `selected_capabilities.json` (TRACE reference format). */
+export const capabilitySelectionSchema: z.ZodType<CapabilitySelection> = capabilitySelectionObject;
+
 const runScoreSchema = z.object({ attempt: z.number(), cov: z.number(), delta: z.number(), er_minus: z.number(), er_plus: z.number(), passed: z.boolean() });
 
 export const scoresFileSchema = z.looseObject({
@@ -38,22 +51,7 @@ export const scoresFileSchema = z.looseObject({
   runs: z.number().int(),
   run_files: z.array(z.string()),
   labeler: z.string().optional(),
-  capabilities: z.array(
-    z.looseObject({
-      skill: z.string(),
-      description: z.string(),
-      mean_cov: z.number(),
-      std_cov: z.number(),
-      mean_delta: z.number(),
-      std_delta: z.number(),
-      n_runs_passed: z.number().int(),
-      n_runs_total: z.number().int(),
-      passes_consistency: z.boolean(),
-      example_failed_cases: z.array(z.string()),
-      status: z.enum(["kept", "rejected"]),
-      per_run: z.array(runScoreSchema.nullable()),
-    }),
-  ),
+  capabilities: z.array(capabilitySelectionObject.extend({ per_run: z.array(runScoreSchema.nullable()) })),
 });
 
 export interface AggregateDirectoryOptions {

@@ -3,18 +3,18 @@
  * the capability analysis of TRACE step 2 into `RUN/analysis/` (`RUN/analysis/reference/` for the reference labeler).
  */
 import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { PAPER_THRESHOLDS, type AggregationThresholds } from "../analysis/aggregate-capabilities.js";
-import { aggregateDirectory, analysisDirectoryOf } from "../analysis/analysis-directory.js";
+import { aggregateDirectory } from "../analysis/analysis-directory.js";
 import { formatCapabilityTable } from "../analysis/analysis-report.js";
 import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { readCandidatesFile, type CandidatesFile } from "../analysis/candidates-file.js";
 import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
-import { REFERENCE_DIRECTORY, runReferenceAnalysis } from "../analysis/reference-analysis.js";
+import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
 import { integerOption } from "./integer-option.js";
@@ -47,14 +47,14 @@ function fraction(name: string, text: string): number {
 }
 
 function storeOf(runDirectory: string): string {
-  const file = path.join(runDirectory, "store.sqlite");
+  const file = openRunDirectory(runDirectory).storeFile;
   if (!existsSync(file)) throw new NotARunError(runDirectory);
   return file;
 }
 
 /** The `dataDir` a rollout recorded in the run's config.json, if any. */
 function configuredDataDirectory(runDirectory: string): string | undefined {
-  const file = path.join(runDirectory, "config.json");
+  const file = openRunDirectory(runDirectory).configFile;
   if (!existsSync(file)) return undefined;
   const config = JSON.parse(readFileSync(file, "utf8")) as { dataDir?: unknown };
   return typeof config.dataDir === "string" ? config.dataDir : undefined;
@@ -62,8 +62,8 @@ function configuredDataDirectory(runDirectory: string): string | undefined {
 
 /** Where each labeler's analysis of a run goes. */
 export function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
-  const llm = analysisDirectoryOf(runDirectory);
-  return { llm, reference: path.join(llm, REFERENCE_DIRECTORY) };
+  const run = openRunDirectory(runDirectory);
+  return { llm: run.analysisDirectory("llm"), reference: run.analysisDirectory("reference") };
 }
 
 /** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. */

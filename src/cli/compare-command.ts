@@ -1,11 +1,11 @@
 /** `trace compare RUN`: the methods of a finished (or partly finished) run under one rollout budget; writes the tables and curves. */
 import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { COMPARE_METHODS, type CompareMethod } from "../compare/compare-methods.js";
 import { runCompare } from "../compare/run-compare.js";
 import { compareConfigSchema, loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { UsageError } from "./usage-error.js";
@@ -25,7 +25,7 @@ function seedList(value: string): number[] {
 
 /** Runs the comparison of the run in `runDirectory`. */
 export async function runCompareCommand(runDirectory: string, options: { methods?: string; seeds?: string; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<string[]> {
-  const configFile = path.join(runDirectory, "config.json");
+  const configFile = openRunDirectory(runDirectory).configFile;
   if (!existsSync(configFile)) throw new UsageError(`${runDirectory} is not a run directory (no config.json; start it with \`trace run CONFIG\`)`);
   const loaded = loadPipelineConfig(configFile, { runDirectory });
   const compare = loaded.compare ?? compareConfigSchema.parse({});

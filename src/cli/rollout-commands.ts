@@ -12,6 +12,7 @@ import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { buildRunReport, type ErrorGroup } from "../rollout/run-report.js";
 import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "../store/exchange.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { integerOption } from "./integer-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
@@ -71,7 +72,7 @@ function number(name: string, text: string): number {
 }
 
 function storeFile(runDir: string): string {
-  return path.join(runDir, "store.sqlite");
+  return openRunDirectory(runDir).storeFile;
 }
 
 function withStore<T>(file: string, fn: (store: TrajectoryStore) => T): T {
@@ -112,7 +113,7 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
     tasks: tasks.map((task) => task.id),
   };
   mkdirSync(options.out, { recursive: true });
-  writeFileSync(path.join(options.out, "config.json"), JSON.stringify(config, null, 2) + "\n");
+  writeFileSync(openRunDirectory(options.out).configFile, JSON.stringify(config, null, 2) + "\n");
 
   const policy = createChatClient({ baseUrl: config.agent.url, model: config.agent.model, maxConcurrency: config.concurrency, ...(options.agentApiKey ? { apiKey: options.agentApiKey } : {}) });
   const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { openRunDirectory } from "../run/run-directory.js";
 import { UsageError } from "./usage-error.js";
 
 /** What a run directory's `config.json` says about one τ² environment of it: the `trace rollout` manifest or `trace run`'s pipeline config. */
@@ -60,7 +61,7 @@ function defined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], u
 
 /** Reads RUN/config.json in either shape for environment `env` (`tau2-<domain>`); fields it does not hold are undefined. */
 export function readRunManifest(runDir: string, env: string, domain: string): RunManifest {
-  const file = path.join(runDir, "config.json");
+  const file = openRunDirectory(runDir).configFile;
   if (!existsSync(file)) return { missing: `${file} does not exist` };
   let config: unknown;
   try {
@@ -89,7 +90,7 @@ export function readRunManifest(runDir: string, env: string, domain: string): Ru
 
 /** The τ² environments a run directory's `config.json` names (`tau2-airline`, …), in its order; empty when it names none. */
 export function runEnvironments(runDir: string): string[] {
-  const file = path.join(runDir, "config.json");
+  const file = openRunDirectory(runDir).configFile;
   if (!existsSync(file)) return [];
   let config: unknown;
   try {

@@ -1,14 +1,12 @@
 /** `trace serve RUN`: a finished run's routed agent behind an OpenAI-compatible `/v1/chat/completions`, until SIGINT / SIGTERM. */
 import { existsSync, statSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import type { Command } from "commander";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createRunRouter } from "../pipeline/route-stage.js";
-import { routingFile } from "../pipeline/routing-file.js";
 import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";
-import { readTrainedAdapters } from "../pipeline/train-stage.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import { createRoutedChatServer, type UpstreamServer } from "../serving/routed-chat-server.js";
 import { RunNotServableError } from "../serving/run-not-servable-error.js";
 import { integerOption } from "./integer-option.js";
@@ -51,20 +49,19 @@ export async function upstreamOf(context: PipelineContext): Promise<UpstreamServ
 export function checkServableRun(runDirectory: string): void {
   const refuse = (missing: string, reason: string) => new RunNotServableError(runDirectory, missing, reason);
   if (!existsSync(runDirectory) || !statSync(runDirectory).isDirectory()) throw refuse(runDirectory, "no such run directory");
-  const config = path.join(runDirectory, "config.json");
-  if (!existsSync(config)) throw refuse(config, "no config.json: not a run directory written by `trace run`");
-  const routing = routingFile(runDirectory);
-  if (!existsSync(routing)) throw refuse(routing, "no eval/routing.json: the run has not finished its route stage (rerun `trace run` to resume it)");
-  if (readTrainedAdapters(runDirectory).length === 0) throw refuse(path.join(runDirectory, "adapters"), "no trained adapters (adapters/<capability>/training.json): nothing to route to");
+  const run = openRunDirectory(runDirectory);
+  if (!existsSync(run.configFile)) throw refuse(run.configFile, "no config.json: not a run directory written by `trace run`");
+  if (!existsSync(run.routingFile)) throw refuse(run.routingFile, "no eval/routing.json: the run has not finished its route stage (rerun `trace run` to resume it)");
+  if (run.readTrainedAdapters().length === 0) throw refuse(run.adaptersDirectory, "no trained adapters (adapters/<capability>/training.json): nothing to route to");
 }
 
 /** Checks the run, starts its worker with the trained adapters loaded, builds its router and listens. */
 export async function serveRun(runDirectory: string, options: ServeRunOptions): Promise<ServingRun> {
   checkServableRun(runDirectory);
-  const config = loadPipelineConfig(path.join(runDirectory, "config.json"), { runDirectory });
+  const config = loadPipelineConfig(openRunDirectory(runDirectory).configFile, { runDirectory });
   const context = createPipelineContext(config, options.log);
   try {
-    await ensureAdaptersServed(context, readTrainedAdapters(config.runDirectory).map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
+    await ensureAdaptersServed(context, context.run.readTrainedAdapters().map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
     const router = await createRunRouter(context);
     const { gone, ...upstream } = await upstreamOf(context);
     // An external sampler serves the base model under its own name; adapters keep theirs.

@@ -3,9 +3,9 @@
  * terminations and the failed / unfinished episodes; the errors (failed episodes, agent_error / user_error reasons).
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
 import { buildRunReport, formatRunReport, type RunReport } from "../rollout/run-report.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 
 /** A path that is not a run directory (no `store.sqlite`). */
@@ -18,7 +18,7 @@ export class NotARunError extends Error {
 
 /** Reads the run's store and builds its report (every episode: finished ones graded, failed and unfinished counted). */
 export function showRun(runDirectory: string): RunReport {
-  const file = path.join(runDirectory, "store.sqlite");
+  const file = openRunDirectory(runDirectory).storeFile;
   if (!existsSync(file)) throw new NotARunError(runDirectory);
   const store = openTrajectoryStore(file);
   try {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { createChatClient } from "../models/chat-client.js";
+import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import type { ChatClient } from "../models/chat-client.js";
 import { calibrateModule, formatCalibrationReport } from "../synthesis/calibration/calibrate-module.js";
 import type { CalibrationReport } from "../synthesis/calibration/calibrate-module.js";
@@ -102,7 +103,7 @@ export interface SynthesizeCommandOptions {
  */
 function runTarget(runDirectory: string, options: SynthesizeCommandOptions): { target: SynthesisTarget; policyText: string } {
   const targetName = options.target ?? runEnvironments(runDirectory)[0];
-  if (targetName === undefined) throw new UsageError(`no target: pass --target (tau2-airline or tau2-retail); ${path.join(runDirectory, "config.json")} names none`);
+  if (targetName === undefined) throw new UsageError(`no target: pass --target (tau2-airline or tau2-retail); ${openRunDirectory(runDirectory).configFile} names none`);
   const target = parseSynthesisTarget(targetName);
   const dataDir = options.dataDir ?? readRunManifest(runDirectory, target, targetDomain(target)).dataDirectory;
   const policyFile = dataDir === undefined ? undefined : path.join(dataDir, "policy.md");
@@ -111,11 +112,10 @@ function runTarget(runDirectory: string, options: SynthesizeCommandOptions): { t
 }
 
 /** Where the run's kept capabilities are: `analysis/`, or `analysis/reference/` for a `trace run` with the reference labeler. */
-function keptCapabilitiesDirectory(runDirectory: string): string | undefined {
-  const file = path.join(runDirectory, "config.json");
-  if (!existsSync(file)) return undefined;
-  const labeler = (JSON.parse(readFileSync(file, "utf8")) as { analysis?: { labeler?: unknown } }).analysis?.labeler;
-  return labeler === "reference" ? path.join(runDirectory, "analysis", "reference") : undefined;
+function keptCapabilitiesDirectory(run: RunDirectory): string {
+  const file = run.configFile;
+  const labeler = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { analysis?: { labeler?: unknown } }).analysis?.labeler : undefined;
+  return run.analysisDirectory(labeler === "reference" ? "reference" : "llm");
 }
 
 /** Synthesizes every kept capability of a run (resumable). */
@@ -123,13 +123,15 @@ export async function runSynthesize(runDirectory: string, options: SynthesizeCom
   const { target, policyText } = runTarget(runDirectory, options);
   const generator = createChatClient({ baseUrl: options.generatorUrl, model: options.generatorModel, timeoutMs: 600_000, ...(options.generatorApiKey ? { apiKey: options.generatorApiKey } : {}) });
   const calibrationPolicy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  const run = openRunDirectory(runDirectory);
   const outcomes = await synthesizeRun({
-    runDirectory,
+    analysisDirectory: keptCapabilitiesDirectory(run),
+    environmentDirectory: (capability) => run.environmentDirectory(capability),
+    storeFile: run.storeFile,
     target,
     policyText,
     generator,
     ...(calibrationPolicy === undefined ? {} : { calibrationPolicy }),
-    ...(keptCapabilitiesDirectory(runDirectory) === undefined ? {} : { analysisDirectory: keptCapabilitiesDirectory(runDirectory)! }),
     maxAttempts: Number(options.attempts ?? 5),
     write,
   });

@@ -4,7 +4,7 @@
  * episodes); every method gets the same evaluation sampling seeds, so scores are paired across methods.
  */
 import type { ChatClient } from "../models/chat-client.js";
-import type { RoutingFile } from "../pipeline/routing-file.js";
+import type { RoutingFile } from "../run/routing-file.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";

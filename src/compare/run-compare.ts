@@ -4,23 +4,21 @@
  * (a rerun skips methods with a result, and resumes training and evaluation inside the others), then the tables and
  * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
-import { readEnvironmentIndex } from "../pipeline/environment-index.js";
-import { readRoutingFile, routingFile } from "../pipeline/routing-file.js";
+import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
-import type { CompareCapability, CompareSetup, MethodOutcome, Snapshot } from "./compare-setup.js";
+import type { CompareCapability, CompareSetup, MethodOutcome } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
 import { runGepaMethod } from "./methods/gepa-method.js";
 import { runMergeMethod } from "./methods/merge-method.js";
 import { runSftMethod } from "./methods/sft-method.js";
 import { runMixtureMethod, runTargetGrpoMethod } from "./methods/single-adapter-grpo.js";
 import { runTraceMethod } from "./methods/trace-method.js";
-import type { MethodSeedResult } from "./report/comparison-types.js";
+import { methodSeedRecordSchema, type MethodSeedRecord } from "./method-seed-record.js";
 import { writeComparisonReport } from "./report/write-comparison-report.js";
 
 export interface RunCompareOptions {
@@ -28,12 +26,6 @@ export interface RunCompareOptions {
   trainer: GrpoTrainer;
   methods: readonly CompareMethod[];
   seeds: readonly number[];
-}
-
-/** What `result.json` holds: the report's row plus each snapshot's scores and the method's notes. */
-export interface MethodSeedRecord extends MethodSeedResult {
-  snapshots: { episodes: number; policy: Snapshot["policy"]; domains: DomainScore[] }[];
-  notes: string[];
 }
 
 /** No capability environment to train: the synthesize stage kept none. */
@@ -69,30 +61,30 @@ function overall(domains: readonly DomainScore[]): number {
 /** Runs the comparison; returns the paths of the written report files. */
 export async function runCompare(options: RunCompareOptions): Promise<string[]> {
   const { context } = options;
-  const { config } = context;
+  const { config, run } = context;
   const compare = config.compare;
   if (compare === undefined) throw new RangeError("the configuration has no `compare` section");
-  const index = readEnvironmentIndex(config.runDirectory);
+  const index = run.readEnvironmentIndex();
   if (index.environments.length === 0) throw new NoCapabilityEnvironmentsError(config.runDirectory);
   const capabilities: CompareCapability[] = await Promise.all(index.environments.map(async (entry) => ({ capability: entry.capability, description: entry.description, runner: await context.environment(entry) })));
   const { training } = config;
   const budgetLimit = capabilities.length * training.iterations * training.groups * training.samples;
   const fractions = Array.from({ length: compare.curvePoints }, (_, index) => (index + 1) / compare.curvePoints);
   const domains = await loadTargetDomains(config);
-  const routing = existsSync(routingFile(config.runDirectory)) ? readRoutingFile(config.runDirectory) : undefined;
-  const root = path.join(config.runDirectory, "compare");
+  const routing = existsSync(run.routingFile) ? run.readRoutingFile() : undefined;
+  const root = run.compareDirectory;
   mkdirSync(root, { recursive: true });
-  const store = context.openStore(path.join("compare", "episodes.sqlite"));
+  const store = context.openStore(run.compareStoreFile);
   const runSeed = async (seed: number, seedContext: PipelineContext): Promise<MethodSeedRecord[]> => {
     const results: MethodSeedRecord[] = [];
-    const directory = path.join(root, `seed-${seed}`);
+    const directory = run.compareSeedDirectory(seed);
     const setup: CompareSetup = { context: seedContext, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
     const base = config.model.servedModelName;
     const baseScores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
     for (const method of options.methods) {
-      const file = path.join(directory, method, "result.json");
+      const file = run.compareResultFile(seed, method);
       if (existsSync(file)) {
-        results.push(JSON.parse(readFileSync(file, "utf8")) as MethodSeedRecord);
+        results.push(readJsonArtifact(file, methodSeedRecordSchema));
         seedContext.log(`  seed ${seed} ${method}: done earlier`);
         continue;
       }
@@ -118,8 +110,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
         snapshots,
         notes: outcome.notes,
       };
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify(record, null, 2) + "\n");
+      writeJsonArtifact(file, record);
       seedContext.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       results.push(record);
     }

@@ -4,17 +4,14 @@
  * batch) into `analysis/`. `reference` (offline): the reference-guided labeler into `analysis/reference/` — against τ²'s
  * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.
  */
-import path from "node:path";
 import type { AggregationThresholds } from "../analysis/aggregate-capabilities.js";
-import { analysisDirectoryOf } from "../analysis/analysis-directory.js";
 import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { runModuleReferenceAnalysis } from "../analysis/module-reference-analysis.js";
-import { REFERENCE_DIRECTORY, runReferenceAnalysis } from "../analysis/reference-analysis.js";
+import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import type { ScoresFile } from "../analysis/analysis-directory.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
-import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
 /** Some (trajectory, run) pairs never got valid labels from the analyst; what was labeled is kept for the rerun. */
@@ -28,17 +25,11 @@ export class AnalysisIncompleteError extends Error {
   }
 }
 
-/** Where the configured labeler writes: `analysis/` (LLM) or `analysis/reference/`. */
-export function analysisDirectory(config: ResolvedPipelineConfig): string {
-  const directory = analysisDirectoryOf(config.runDirectory);
-  return config.analysis.labeler === "llm" ? directory : path.join(directory, REFERENCE_DIRECTORY);
-}
-
 /** Labels, aggregates, writes the report; returns a one-line summary. */
 export async function runAnalyzeStage(context: PipelineContext): Promise<string> {
   const { config } = context;
-  const directory = analysisDirectory(config);
-  const store = context.openStore("store.sqlite");
+  const directory = context.run.analysisDirectory(config.analysis.labeler);
+  const store = context.openStore(context.run.storeFile);
   try {
     let scores: ScoresFile;
     let labeled: string;

@@ -61,7 +61,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const sft = config.model.sft;
   if (existsSync(path.join(config.model.path, "config.json"))) return `base checkpoint present at ${config.model.path}`;
   if (sft === undefined) return "no base SFT configured (the model is used as it is)";
-  const directory = path.join(config.runDirectory, "base");
+  const directory = context.run.baseDirectory;
   mkdirSync(directory, { recursive: true });
   const started = Date.now();
   const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...(sft.deficits ?? {}) };

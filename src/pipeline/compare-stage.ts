@@ -1,5 +1,4 @@
 /** Stage 8, compare (when the configuration has a `compare` section): `trace compare` with the configured methods and seeds. */
-import path from "node:path";
 import { runCompare } from "../compare/run-compare.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import type { GrpoTrainer } from "./train-stage.js";
@@ -8,5 +7,5 @@ export async function runCompareStage(context: PipelineContext, trainer: GrpoTra
   const compare = context.config.compare;
   if (compare === undefined) return "not configured (no `compare` section)";
   const written = await runCompare({ context, trainer, methods: compare.methods, seeds: compare.seeds });
-  return `${compare.methods.length} methods × ${compare.seeds.length} seeds; wrote ${written.map((file) => path.relative(context.config.runDirectory, file)).join(", ")}`;
+  return `${compare.methods.length} methods × ${compare.seeds.length} seeds; wrote ${written.map((file) => context.run.relative(file)).join(", ")}`;
 }

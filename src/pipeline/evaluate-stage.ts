@@ -3,28 +3,18 @@
  * the target tasks, and each adapter vs the base on held-out seeds of its capability environment, into
  * `eval/episodes.sqlite`; then `eval/results.json` and `eval/report.md`.
  */
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import type { ChatClient } from "../models/chat-client.js";
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
-import { readEnvironmentIndex } from "./environment-index.js";
-import type { EvaluationResults, PassCount } from "./evaluation-results.js";
+import type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
 import { createRoutedChatClient } from "../routing/routed-chat-client.js";
 import { createRunRouter } from "./route-stage.js";
-import { readRoutingFile, routingFile } from "./routing-file.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { readTrainedAdapters } from "./train-stage.js";
-
-/** Path of the report. */
-export function reportFile(runDirectory: string): string {
-  return path.join(runDirectory, "eval", "report.md");
-}
 
 function passCount(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): PassCount {
   const episodes = store.listEpisodes({ environment, status: "finished" }).filter((episode) => taskIds.has(episode.taskId));
@@ -38,11 +28,11 @@ function meanReward(store: TrajectoryStore, environment: string): number {
 
 /** Runs the evaluations, writes the results and the report; returns a one-line summary. */
 export async function runEvaluateStage(context: PipelineContext): Promise<string> {
-  const { config } = context;
+  const { config, run } = context;
   const { target, evaluation } = config;
   // After a resume the worker is fresh: the trained adapters are loaded from their directories.
-  await ensureAdaptersServed(context, readTrainedAdapters(config.runDirectory).map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
-  const routing = readRoutingFile(config.runDirectory);
+  await ensureAdaptersServed(context, run.readTrainedAdapters().map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
+  const routing = run.readRoutingFile();
   const chosen = new Map(routing.decisions.map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.model]));
   const clients = new Map<string, ChatClient>();
   for (const option of routing.options) clients.set(option.model, await context.sampler(option.model));
@@ -51,8 +41,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const maxTokens = evaluation.maxTokens ?? target.maxTokens;
   const sampling = { temperature: target.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) };
 
-  const baseStore = context.openStore("store.sqlite");
-  const evalStore = context.openStore(path.join("eval", "episodes.sqlite"));
+  const baseStore = context.openStore(run.storeFile);
+  const evalStore = context.openStore(run.evaluationStoreFile);
   try {
     const domains: EvaluationResults["domains"] = [];
     for (const { domain, environment, tasks, evaluationTasks, makeUser, split } of await loadTargetDomains(config)) {
@@ -74,7 +64,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
               // Decisions made on the conversations themselves join the routing file at once (kept across a crash).
               if (episode.key.trial !== 0) return;
               routing.decisions.push({ environment: environment.name, taskId: episode.task.id, ...decision });
-              writeFileSync(routingFile(config.runDirectory), JSON.stringify(routing, null, 2) + "\n");
+              run.writeRoutingFile(routing);
             },
           });
         },
@@ -100,8 +90,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
     });
 
     const capabilities: EvaluationResults["capabilities"] = [];
-    const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
-    for (const adapter of readTrainedAdapters(config.runDirectory)) {
+    const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
+    for (const adapter of run.readTrainedAdapters()) {
       const entry = environments.get(adapter.capability)!;
       const environment = await createModuleEnvironment({ runner: await context.environment(entry), seeds: evaluation.heldOutSeeds });
       const rewards: number[] = [];
@@ -139,8 +129,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         tasks: routing.decisions.filter((decision) => decision.label === option.label).length,
       })),
     };
-    writeFileSync(path.join(config.runDirectory, "eval", "results.json"), JSON.stringify(results, null, 2) + "\n");
-    writeFileSync(reportFile(config.runDirectory), formatReport(config.name, results));
+    run.writeEvaluationResults(results);
+    run.writeEvaluationReport(formatReport(config.name, results));
     return `base ${results.overall.base.passed}/${results.overall.base.total}, TRACE ${results.overall.trace.passed}/${results.overall.trace.total}`;
   } finally {
     evalStore.close();

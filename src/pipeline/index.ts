@@ -3,9 +3,9 @@ export { loadPipelineConfig, parsePipelineConfig, pipelineConfigSchema, type Pip
 export { PipelineConfigError } from "./pipeline-config-error.js";
 export { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage, type RunPipelineOptions } from "./run-pipeline.js";
 export { formatReport } from "./report-table.js";
-export type { EvaluationResults, PassCount } from "./evaluation-results.js";
-export { readStageMarker, type StageMarker } from "./stage-marker.js";
+export type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
 export { MissingCheckpointError } from "./missing-checkpoint-error.js";
 export { EnvironmentValidationError } from "./synthesize-stage.js";
 export { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
-export type { GrpoTrainer, TrainedAdapter } from "./train-stage.js";
+export type { GrpoTrainer } from "./train-stage.js";
+export type { StageMarker, TrainedAdapter } from "../run/index.js";

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { COMPARE_METHODS } from "../compare/compare-methods.js";
+import { openRunDirectory } from "../run/run-directory.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 
 const positiveInteger = z.number().int().positive();
@@ -288,7 +289,7 @@ export function parsePipelineConfig(value: unknown, file: string, options: { run
   return {
     ...config,
     runDirectory,
-    model: { ...config.model, path: path.resolve(config.model.path ?? path.join(runDirectory, "model")) },
+    model: { ...config.model, path: path.resolve(config.model.path ?? openRunDirectory(runDirectory).defaultModelDirectory) },
     target: { ...config.target, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: path.resolve(config.target.dataDirectory) }) },
   };
 }

@@ -9,12 +9,16 @@ import { createTrainerClient, type TrainerClient } from "../worker/trainer-clien
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
 import { roleEndpoint, type ResolvedEndpoint } from "./endpoints.js";
-import { createEnvironmentCache, type CapabilityEnvironmentEntry } from "./environment-index.js";
+import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
+import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
+import { createEnvironmentCache } from "./environment-loader.js";
 import { MissingCheckpointError } from "./missing-checkpoint-error.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 export interface PipelineContext {
   readonly config: ResolvedPipelineConfig;
+  /** The run directory (`config.runDirectory`): every artifact's path, reader and writer. */
+  readonly run: RunDirectory;
   /** Prints one progress line. */
   log(line: string): void;
   /** The worker serving the base model (created with `init-tiny` first when configured and missing). */
@@ -36,8 +40,8 @@ export interface PipelineContext {
   adapterSync(adapter: string): Promise<AdapterSync | undefined>;
   /** A capability environment's module (hand-written natively, generated in the sandbox), loaded once per run. */
   environment(entry: CapabilityEnvironmentEntry): Promise<ModuleRunner>;
-  /** Opens a store file of the run (relative to the run directory); the caller closes it. */
-  openStore(relativePath: string): TrajectoryStore;
+  /** Opens a store file of the run (`run.storeFile`, `run.evaluationStoreFile`, …); the caller closes it. */
+  openStore(file: string): TrajectoryStore;
   /** Stops the worker if it was started. */
   close(): Promise<void>;
 }
@@ -66,9 +70,11 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
   };
   const worker = () => (started ??= start());
   const externalPolicy = roleEndpoint(config, "policy");
-  const environments = createEnvironmentCache(config.runDirectory);
+  const run = openRunDirectory(config.runDirectory);
+  const environments = createEnvironmentCache(run);
   return {
     config,
+    run,
     log,
     worker,
     externalPolicy,
@@ -95,11 +101,11 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
       const client = this.loraSampler();
       if (client === undefined) return undefined;
       const trainer = (await worker()).trainerClient();
-      return createAdapterSync({ trainer, adapter, sampler: { client, directory: path.join(config.runDirectory, "adapters", "synced") }, probe: { chat: await this.sampler() } });
+      return createAdapterSync({ trainer, adapter, sampler: { client, directory: run.syncedAdaptersDirectory }, probe: { chat: await this.sampler() } });
     },
     loraSampler: () => (externalPolicy === undefined ? undefined : createTrainerClient({ baseUrl: externalPolicy.url, ...(externalPolicy.apiKey === undefined ? {} : { apiKey: externalPolicy.apiKey }) })),
     environment: (entry) => environments.load(entry),
-    openStore: (relativePath) => openTrajectoryStore(path.join(config.runDirectory, relativePath)),
+    openStore: (file) => openTrajectoryStore(file),
     async close() {
       await environments.close();
       if (started !== undefined) await (await started.catch(() => undefined))?.stop();

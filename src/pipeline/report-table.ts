@@ -1,5 +1,5 @@
 /** The final report (`eval/report.md`): base vs TRACE pass rate per domain and overall, adapter gains, routing distribution. */
-import type { EvaluationResults, PassCount } from "./evaluation-results.js";
+import type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
 
 function rate(count: PassCount): string {
   return count.total === 0 ? "-" : `${((100 * count.passed) / count.total).toFixed(1)}% (${count.passed}/${count.total})`;

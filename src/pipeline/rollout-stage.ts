@@ -8,7 +8,7 @@ import { loadTargetDomains } from "./target-tasks.js";
 export async function runRolloutStage(context: PipelineContext): Promise<string> {
   const { target, model } = context.config;
   const policy = await context.sampler();
-  const store = context.openStore("store.sqlite");
+  const store = context.openStore(context.run.storeFile);
   const parts: string[] = [];
   try {
     for (const { environment, tasks, makeUser, split } of await loadTargetDomains(context.config)) {

@@ -4,8 +4,6 @@
  * capability environments' requests; written to `eval/routing.json` with, for a module target whose instances name
  * their family, the routing accuracy.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { createRouter } from "../routing/create-router.js";
 import { createRetrievalRouter } from "../routing/retrieval-router.js";
 import { defaultLabels } from "../routing/routing-labels.js";
@@ -15,17 +13,15 @@ import { createTokenizeClient } from "../routing/tokenize-client.js";
 import type { Task } from "../spec/task.js";
 import { createChatClient } from "../models/chat-client.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
-import { readEnvironmentIndex } from "./environment-index.js";
+import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
-import { routingFile, type RoutingFile } from "./routing-file.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { readTrainedAdapters } from "./train-stage.js";
 
 /** The routing options of a run: each trained adapter in order, then "none of these" (the base model). */
 export async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
-  const { config } = context;
-  const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
-  const adapters = readTrainedAdapters(config.runDirectory);
+  const { config, run } = context;
+  const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
+  const adapters = run.readTrainedAdapters();
   const labels = config.routing.labels ?? defaultLabels(adapters.length + 1);
   if (labels.length !== adapters.length + 1) throw new RangeError(`routing.labels: ${labels.length} labels for ${adapters.length + 1} options (${adapters.length} adapters and "none of these")`);
   const options: RoutingOption[] = [];
@@ -43,7 +39,7 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
   const { config } = context;
   const options = await routingOptions(context);
   if (config.routing.method === "retrieval") {
-    const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
+    const environments = new Map(context.run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
     const withExamples = [];
     for (const option of options) {
       const entry = option.capability === null ? undefined : environments.get(option.capability);
@@ -71,12 +67,12 @@ function familyOf(facts: Record<string, unknown> | undefined): string | undefine
 
 /** Routes every target task; returns a one-line summary. */
 export async function runRouteStage(context: PipelineContext): Promise<string> {
-  const { config } = context;
+  const { config, run } = context;
   const router = await createRunRouter(context);
   context.log(`  ${router.describe}`);
-  const store = context.openStore("store.sqlite");
+  const store = context.openStore(run.storeFile);
   const file: RoutingFile = { options: router.options.map(({ example: _example, ...option }) => option), decisions: [] };
-  const environments = new Map(readEnvironmentIndex(config.runDirectory).environments.map((entry) => [entry.capability, entry]));
+  const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
   const optionFamily = new Map<string, string | undefined>();
   for (const option of router.options) {
     const entry = option.capability === null ? undefined : environments.get(option.capability);
@@ -108,8 +104,7 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
     store.close();
   }
   if (judged > 0) file.accuracy = { tasks: judged, correct, accuracy: correct / judged, note: "evaluation tasks whose family matches the chosen capability environment's family" };
-  mkdirSync(path.dirname(routingFile(config.runDirectory)), { recursive: true });
-  writeFileSync(routingFile(config.runDirectory), JSON.stringify(file, null, 2) + "\n");
+  run.writeRoutingFile(file);
   const counts = new Map<string, number>();
   for (const decision of file.decisions) counts.set(decision.capability ?? "base", (counts.get(decision.capability ?? "base") ?? 0) + 1);
   const accuracy = file.accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * file.accuracy.accuracy).toFixed(1)}% (${correct}/${judged})`;

@@ -5,17 +5,17 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { openRunDirectory } from "../run/run-directory.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
 import { checkRoleEndpoints } from "./endpoints.js";
 import { runBaseStage } from "./base-stage.js";
 import { runCompareStage } from "./compare-stage.js";
-import { reportFile, runEvaluateStage } from "./evaluate-stage.js";
+import { runEvaluateStage } from "./evaluate-stage.js";
 import { createPipelineContext, type PipelineContext } from "./pipeline-context.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import { runRolloutStage } from "./rollout-stage.js";
 import { runRouteStage } from "./route-stage.js";
-import { readStageMarker, writeStageMarker } from "./stage-marker.js";
 import { runSynthesizeStage } from "./synthesize-stage.js";
 import { runTrainStage, type GrpoTrainer } from "./train-stage.js";
 
@@ -90,7 +90,7 @@ export function configurationDifferences(recorded: ResolvedPipelineConfig, curre
 
 /** Refuses a run directory of another configuration (unless starting over), then records this one in `config.json`. */
 function claimRunDirectory(config: ResolvedPipelineConfig, startOver: boolean): void {
-  const file = path.join(config.runDirectory, "config.json");
+  const file = openRunDirectory(config.runDirectory).configFile;
   if (startOver && existsSync(config.runDirectory)) rmSync(config.runDirectory, { recursive: true, force: true });
   if (existsSync(file)) {
     const recorded = JSON.parse(readFileSync(file, "utf8")) as ResolvedPipelineConfig;
@@ -141,7 +141,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   try {
     for (const [index, stage] of PIPELINE_STAGES.entries()) {
       const prefix = `[${index + 1}/${PIPELINE_STAGES.length} ${stage}]`;
-      const marker = readStageMarker(config.runDirectory, stage);
+      const marker = context.run.readStageMarker(stage);
       if (marker !== undefined) {
         log(`${prefix} skipped (done at ${marker.finishedAt}): ${marker.summary}`);
         stages.push({ stage, status: "skipped", summary: marker.summary });
@@ -152,7 +152,7 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
       const started = Date.now();
       const summary = await stageRunner(stage, context, options.trainer ?? runGrpo);
       const seconds = (Date.now() - started) / 1000;
-      writeStageMarker(config.runDirectory, { stage, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), seconds, summary });
+      context.run.writeStageMarker({ stage, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), seconds, summary });
       log(`${prefix} done in ${seconds.toFixed(1)} s: ${summary}`);
       stages.push({ stage, status: "ran", summary });
       if (stage === options.until) break;
@@ -160,6 +160,5 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   } finally {
     await context.close();
   }
-  const file = reportFile(config.runDirectory);
-  return { stages, report: existsSync(file) ? readFileSync(file, "utf8") : "" };
+  return { stages, report: context.run.readEvaluationReport() };
 }

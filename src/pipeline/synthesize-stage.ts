@@ -9,16 +9,14 @@
  *   on the validation seeds). Unmapped capabilities are reported and skipped.
  * Generated modules are only ever written by the generation step; nothing here overwrites one.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { CapabilitySelection } from "../analysis/aggregate-capabilities.js";
-import { SELECTED_FILE } from "../analysis/analysis-directory.js";
-import { synthesizeRun, type EnvironmentReportFile, type KeptCapability } from "../synthesis/generation/synthesize-run.js";
+import type { CapabilityEnvironmentEntry, EnvironmentIndex } from "../run/environment-index.js";
+import { calibrationStatisticsSchema } from "../run/environment-index.js";
+import { synthesizeRun, type KeptCapability } from "../synthesis/generation/synthesize-run.js";
 import { playSolution } from "../synthesis/sdk/module-policies.js";
 import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
-import { analysisDirectory } from "./analyze-stage.js";
 import { roleClient } from "./endpoints.js";
-import { environmentIndexFile, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
 
@@ -72,14 +70,15 @@ function calibrationProgress(context: PipelineContext): (done: number, total: nu
 }
 
 async function generatedEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
-  const { config } = context;
+  const { config, run } = context;
   const { environments, target } = config;
   const { seeds: calibrationSeeds, samples, temperature, ...targets } = environments.calibration;
   const policyFile = (domain: string) => path.join(target.dataDirectory!, domain, "policy.md");
   const pickTarget = targetOf(target.domains);
   const outcomes = await synthesizeRun({
-    runDirectory: config.runDirectory,
-    analysisDirectory: analysisDirectory(config),
+    analysisDirectory: run.analysisDirectory(config.analysis.labeler),
+    environmentDirectory: (capability) => run.environmentDirectory(capability),
+    storeFile: run.storeFile,
     target: pickTarget,
     policyText: existsSync(policyFile(target.domains[0]!)) ? readFileSync(policyFile(target.domains[0]!), "utf8") : "(the target's policy is not available; keep to the tools' own constraints)",
     generator: roleClient(config, "generator"),
@@ -98,41 +97,38 @@ async function generatedEnvironments(context: PipelineContext, index: Environmen
     maxAttempts: environments.maxAttempts,
     write: (line) => context.log(`  ${line}`),
   });
-  const selected = new Map(readSelected(context).map((row) => [row.skill, row]));
+  const selected = new Map(run.readSelectedCapabilities(config.analysis.labeler).map((row) => [row.skill, row]));
   for (const outcome of outcomes) {
-    const directory = path.join(config.runDirectory, "environments", outcome.capability);
-    const report = JSON.parse(readFileSync(path.join(directory, "report.json"), "utf8")) as EnvironmentReportFile;
+    const directory = run.environmentDirectory(outcome.capability);
+    const report = run.readEnvironmentReport(outcome.capability);
     if (!report.done) {
       const last = report.attempts.at(-1);
       index.skipped.push({ capability: outcome.capability, reason: `no generated environment passed the gates and calibration in ${report.attempts.length} attempts; last: ${(last?.report ?? "no report").split("\n").slice(0, 3).join(" / ")}` });
-      context.log(`  ${outcome.capability}: skipped (no environment passed; see ${path.relative(config.runDirectory, directory)}/report.json)`);
+      context.log(`  ${outcome.capability}: skipped (no environment passed; see ${run.relative(directory)}/report.json)`);
       continue;
     }
     const kept = report.attempts.find((attempt) => attempt.attempt === report.bestAttempt);
-    const statistics = kept?.calibration as { meanReward: number; successRate: number; rewardStd: number; allZeroFraction: number; allOneFraction: number; seeds: number; samples: number } | null | undefined;
+    const parsed = calibrationStatisticsSchema.safeParse(kept?.calibration);
+    const statistics = parsed.success ? parsed.data : undefined;
     const entry: CapabilityEnvironmentEntry = {
       capability: outcome.capability,
       description: selected.get(outcome.capability)?.description ?? "",
-      module: path.join("environments", outcome.capability, "module.ts"),
+      module: run.relative(run.environmentModuleFile(outcome.capability)),
       source: "generated",
       validation: [],
-      ...(statistics === null || statistics === undefined
+      ...(statistics === undefined
         ? {}
         : { calibration: { meanReward: statistics.meanReward, successRate: statistics.successRate, rewardStd: statistics.rewardStd, allZeroFraction: statistics.allZeroFraction, allOneFraction: statistics.allOneFraction, seeds: statistics.seeds, samples: statistics.samples } }),
     };
     entry.validation = await validate(context, entry);
-    writeFileSync(path.join(directory, "environment.json"), JSON.stringify(entry, null, 2) + "\n");
+    run.writeEnvironmentEntry(entry);
     index.environments.push(entry);
   }
 }
 
-function readSelected(context: PipelineContext): CapabilitySelection[] {
-  return JSON.parse(readFileSync(path.join(analysisDirectory(context.config), SELECTED_FILE), "utf8")) as CapabilitySelection[];
-}
-
 async function handWrittenEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
-  const { config } = context;
-  for (const capability of readSelected(context).filter((row) => row.status === "kept")) {
+  const { config, run } = context;
+  for (const capability of run.readSelectedCapabilities(config.analysis.labeler).filter((row) => row.status === "kept")) {
     const module = config.environments.map[capability.skill];
     if (module === undefined) {
       index.skipped.push({ capability: capability.skill, reason: "no environment configured (environments.map)" });
@@ -141,9 +137,7 @@ async function handWrittenEnvironments(context: PipelineContext, index: Environm
     }
     const entry: CapabilityEnvironmentEntry = { capability: capability.skill, description: capability.description, module, source: "hand-written", validation: [] };
     entry.validation = await validate(context, entry);
-    const directory = path.join(config.runDirectory, "environments", capability.skill);
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(path.join(directory, "environment.json"), JSON.stringify(entry, null, 2) + "\n");
+    run.writeEnvironmentEntry(entry);
     index.environments.push(entry);
     context.log(`  ${capability.skill}: hand-written ${module}, ground truth 1.0 on seeds ${config.environments.validationSeeds.join(", ")}`);
   }
@@ -155,8 +149,7 @@ export async function runSynthesizeStage(context: PipelineContext): Promise<stri
   const index: EnvironmentIndex = { environments: [], skipped: [] };
   if (config.environments.source === "generated") await generatedEnvironments(context, index);
   else await handWrittenEnvironments(context, index);
-  mkdirSync(path.dirname(environmentIndexFile(config.runDirectory)), { recursive: true });
-  writeFileSync(environmentIndexFile(config.runDirectory), JSON.stringify(index, null, 2) + "\n");
+  context.run.writeEnvironmentIndex(index);
   const describe = (entry: CapabilityEnvironmentEntry) => (entry.source === "generated" ? `${entry.capability} (generated)` : `${entry.capability} → ${entry.module}`);
   return `${index.environments.length} environments (${index.environments.map(describe).join(", ") || "none"}); skipped: ${index.skipped.map((skipped) => skipped.capability).join(", ") || "none"}`;
 }

@@ -3,11 +3,8 @@
  * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
  * unfinished one resumes from its last checkpoint inside `runGrpo`).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/module-environment.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
-import { readEnvironmentIndex } from "./environment-index.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
@@ -38,36 +35,6 @@ export function trainingSeeds(count: number): number[] {
 /** GRPO orchestration: `runGrpo` from src/training. */
 export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
 
-/** What `adapters/<capability>/training.json` records. */
-export interface TrainedAdapter {
-  capability: string;
-  /** The adapter directory to load for sampling (PEFT layout); relative to the run directory in the file, absolute once read. */
-  adapterPath: string;
-  /** The adapter's name on the worker. */
-  adapter: string;
-  iterations: number;
-  /** Mean reward of the first and last iterations run. */
-  firstRewardMean: number | null;
-  lastRewardMean: number | null;
-  finishedAt: string;
-}
-
-function trainingFile(runDirectory: string, capability: string): string {
-  return path.join(runDirectory, "adapters", capability, "training.json");
-}
-
-/** The trained adapters of a run, in environment order. */
-export function readTrainedAdapters(runDirectory: string): TrainedAdapter[] {
-  return readEnvironmentIndex(runDirectory)
-    .environments.map((entry) => trainingFile(runDirectory, entry.capability))
-    .filter((file) => existsSync(file))
-    .map((file) => {
-      const trained = JSON.parse(readFileSync(file, "utf8")) as TrainedAdapter;
-      // Recorded relative to the run directory (older runs: absolute), so a run directory can be moved.
-      return { ...trained, adapterPath: path.resolve(runDirectory, trained.adapterPath) };
-    });
-}
-
 /** The runGrpo `sync` option for an external policy sampler (none when the worker samples). */
 export async function syncOf(context: PipelineContext, adapter: string): Promise<Pick<RunGrpoOptions, "sync">> {
   const sync = await context.adapterSync(adapter);
@@ -76,9 +43,8 @@ export async function syncOf(context: PipelineContext, adapter: string): Promise
 
 /** Trains every capability without `training.json`; returns a one-line summary. */
 export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
-  const { config } = context;
-  const pending = readEnvironmentIndex(config.runDirectory).environments.filter((entry) => !existsSync(trainingFile(config.runDirectory, entry.capability)));
-  const adaptersDirectory = path.join(config.runDirectory, "adapters");
+  const { config, run } = context;
+  const pending = run.readEnvironmentIndex().environments.filter((entry) => !run.hasTrainedAdapter(entry.capability));
   const { training } = config;
   for (const entry of pending) {
     const worker = await context.worker();
@@ -87,7 +53,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
       seeds: trainingSeeds(training.seeds),
       name: `synthetic-${entry.capability}`,
     });
-    const store = context.openStore("store.sqlite");
+    const store = context.openStore(run.storeFile);
     let seconds = 0;
     let ran = 0;
     try {
@@ -100,7 +66,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         sampler: await context.sampler(entry.capability),
         ...(await syncOf(context, entry.capability)),
         ...grpoSettings(training),
-        adaptersDirectory,
+        adaptersDirectory: run.adaptersDirectory,
         store,
         iterations: training.iterations,
         onIteration: (metrics) => {
@@ -114,21 +80,19 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
       if (result.aborted) throw new Error(`training of ${entry.capability} was interrupted`);
       if (result.resumedFrom > 0) context.log(`  ${entry.capability}: resumed from the checkpoint of iteration ${result.resumedFrom}`);
       if (result.finalAdapterPath === null) throw new Error(`training of ${entry.capability} saved no adapter`);
-      const trained: TrainedAdapter = {
+      run.writeTrainedAdapter({
         capability: entry.capability,
-        adapterPath: path.relative(config.runDirectory, result.finalAdapterPath),
+        adapterPath: result.finalAdapterPath,
         adapter: result.adapter,
         iterations: result.resumedFrom + result.history.length,
         firstRewardMean: result.history[0]?.rewardMean ?? null,
         lastRewardMean: result.history.at(-1)?.rewardMean ?? null,
         finishedAt: new Date().toISOString(),
-      };
-      mkdirSync(path.dirname(trainingFile(config.runDirectory, entry.capability)), { recursive: true });
-      writeFileSync(trainingFile(config.runDirectory, entry.capability), JSON.stringify(trained, null, 2) + "\n");
+      });
     } finally {
       store.close();
     }
   }
-  const adapters = readTrainedAdapters(config.runDirectory);
+  const adapters = run.readTrainedAdapters();
   return `${adapters.length} adapters (${adapters.map((adapter) => adapter.capability).join(", ") || "none"}); ${pending.length} trained now`;
 }

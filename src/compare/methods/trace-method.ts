@@ -3,7 +3,6 @@
  * the run trained them with that seed; fresh ones under `compare/seed-N/trace/` otherwise), routed per task by the
  * run's routing decisions. Snapshot k uses each capability's checkpoint at the k-th share of its iterations.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
 import { trainingSeeds } from "../../pipeline/train-stage.js";
@@ -14,12 +13,12 @@ import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
 export async function traceAdapters(setup: CompareSetup, budget = createRolloutBudget({ limit: setup.budgetLimit })): Promise<{ capability: string; name: string; checkpoints: AdapterCheckpoint[] }[]> {
   const { context } = setup;
-  const { config } = context;
+  const { config, run } = context;
   const adapters = [];
   for (const { capability, runner } of setup.capabilities) {
     // The pipeline's train stage ran runGrpo with seed 0 and the capability as the adapter's name: reuse it.
-    const reuse = setup.seed === 0 && existsSync(path.join(config.runDirectory, "adapters", capability, "training.json"));
-    const adaptersDirectory = reuse ? path.join(config.runDirectory, "adapters") : path.join(setup.directory, "trace");
+    const reuse = setup.seed === 0 && run.hasTrainedAdapter(capability);
+    const adaptersDirectory = reuse ? run.adaptersDirectory : path.join(setup.directory, "trace");
     const name = reuse ? capability : `s${setup.seed}-${capability}`;
     const environment = await createModuleEnvironment({ runner, seeds: trainingSeeds(config.training.seeds), name: `synthetic-${capability}` });
     const checkpoints = await trainWithinBudget({

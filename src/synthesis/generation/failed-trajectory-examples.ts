@@ -4,7 +4,6 @@
  * saw them), else the keys themselves are passed on.
  */
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { renderTrajectory } from "../../analysis/render-trajectory.js";
 import { trajectoryKey } from "../../analysis/trajectory-key.js";
 import { openTrajectoryStore } from "../../store/trajectory-store.js";
@@ -13,9 +12,8 @@ import { openTrajectoryStore } from "../../store/trajectory-store.js";
 export const EXAMPLE_TRAJECTORIES = 3;
 export const EXAMPLE_CHARACTERS = 4000;
 
-/** Renders up to EXAMPLE_TRAJECTORIES of `keys` from `RUN/store.sqlite`; keys without a stored episode stay as they are. */
-export function failedTrajectoryExamples(runDirectory: string, keys: readonly string[]): string[] {
-  const storeFile = path.join(runDirectory, "store.sqlite");
+/** Renders up to EXAMPLE_TRAJECTORIES of `keys` from the store (a run's `store.sqlite`, which may not exist); keys without a stored episode stay as they are. */
+export function failedTrajectoryExamples(storeFile: string, keys: readonly string[]): string[] {
   const chosen = keys.slice(0, EXAMPLE_TRAJECTORIES);
   if (!existsSync(storeFile) || chosen.length === 0) return [...chosen];
   const store = openTrajectoryStore(storeFile);

@@ -1,10 +1,16 @@
-/** `trace synthesize RUN`: every kept capability of RUN/analysis/selected_capabilities.json → RUN/environments/<capability>/. */
+/**
+ * `trace synthesize RUN` and the pipeline's synthesize stage: every kept capability of an analysis directory's
+ * `selected_capabilities.json` → an environment directory per capability (`module.ts`, `report.json`). The caller
+ * names the directories (a run's layout belongs to `src/run/`).
+ */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { SELECTED_FILE } from "../../analysis/analysis-directory.js";
 import { failedTrajectoryExamples } from "./failed-trajectory-examples.js";
 import { z } from "zod";
 import type { ChatClient } from "../../models/chat-client.js";
 import type { SynthesisTarget } from "../validation/target-tools.js";
+import { ENVIRONMENT_REPORT_FILE, MODULE_FILE, readEnvironmentReport, type EnvironmentReportFile } from "./environment-directory.js";
 import type { GenerateModuleOptions, GenerationResult } from "./generate-module.js";
 import { attemptReport, generateModule } from "./generate-module.js";
 
@@ -23,22 +29,16 @@ export class SelectedCapabilitiesError extends Error {
   }
 }
 
-/** What `report.json` beside a module holds. */
-export interface EnvironmentReportFile {
-  capability: string;
-  target: SynthesisTarget;
-  done: boolean;
-  bestAttempt: number;
-  attempts: { attempt: number; passed: boolean; problem: string | null; report: string; validation: unknown; calibration: unknown }[];
-}
-
 /** Options of `synthesizeRun`. */
 export interface SynthesizeRunOptions extends Pick<GenerateModuleOptions, "policyText" | "generator" | "calibration" | "validation" | "maxAttempts" | "temperature"> {
-  runDirectory: string;
+  /** The analysis directory holding `selected_capabilities.json` (`RUN/analysis` or `RUN/analysis/reference`). */
+  analysisDirectory: string;
+  /** Where a capability's environment goes (`RUN/environments/<capability>`). */
+  environmentDirectory: (capability: string) => string;
+  /** The trajectory store whose failed episodes are shown to the generator (`RUN/store.sqlite`; may not exist). */
+  storeFile: string;
   /** The target whose tool schemas the modules keep; a function picks it per capability (e.g. by its failed examples' domain). */
   target: SynthesisTarget | ((capability: KeptCapability) => SynthesisTarget);
-  /** The analysis directory holding `selected_capabilities.json` [`RUN/analysis`]. */
-  analysisDirectory?: string;
   calibrationPolicy?: ChatClient;
   write?: (line: string) => void;
 }
@@ -50,9 +50,9 @@ export interface KeptCapability {
   example_failed_cases: string[];
 }
 
-/** Reads the kept capabilities of a run (from `analysisDirectory`, default `RUN/analysis`). */
-export function readKeptCapabilities(runDirectory: string, analysisDirectory = path.join(runDirectory, "analysis")): KeptCapability[] {
-  const file = path.join(analysisDirectory, "selected_capabilities.json");
+/** Reads the kept capabilities of an analysis directory. */
+export function readKeptCapabilities(analysisDirectory: string): KeptCapability[] {
+  const file = path.join(analysisDirectory, SELECTED_FILE);
   if (!existsSync(file)) throw new SelectedCapabilitiesError(file, ["not found (run `trace analyze` first)"]);
   let value: unknown;
   try {
@@ -72,11 +72,10 @@ export function readKeptCapabilities(runDirectory: string, analysisDirectory = p
 export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ capability: string; done: boolean; skipped: boolean }[]> {
   const write = options.write ?? (() => undefined);
   const outcomes: { capability: string; done: boolean; skipped: boolean }[] = [];
-  for (const row of readKeptCapabilities(options.runDirectory, options.analysisDirectory)) {
+  for (const row of readKeptCapabilities(options.analysisDirectory)) {
     const target = typeof options.target === "function" ? options.target(row) : options.target;
-    const directory = path.join(options.runDirectory, "environments", row.skill);
-    const reportFile = path.join(directory, "report.json");
-    if (existsSync(reportFile) && (JSON.parse(readFileSync(reportFile, "utf8")) as { done?: unknown }).done === true) {
+    const directory = options.environmentDirectory(row.skill);
+    if (existsSync(path.join(directory, ENVIRONMENT_REPORT_FILE)) && readEnvironmentReport(directory).done) {
       write(`${row.skill}: done already, skipped`);
       outcomes.push({ capability: row.skill, done: true, skipped: true });
       continue;
@@ -87,7 +86,7 @@ export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ ca
       target,
       capability: row.skill,
       description: row.description,
-      examples: failedTrajectoryExamples(options.runDirectory, row.example_failed_cases),
+      examples: failedTrajectoryExamples(options.storeFile, row.example_failed_cases),
       onAttempt: (attempt) => write(`${row.skill}: attempt ${attempt.attempt} ${attempt.passed ? "passed" : "failed"}${attempt.passed ? "" : `\n${indent(attemptReport(attempt))}`}`),
     });
     writeEnvironment(directory, row.skill, target, result);
@@ -99,7 +98,7 @@ export async function synthesizeRun(options: SynthesizeRunOptions): Promise<{ ca
 
 function writeEnvironment(directory: string, capability: string, target: SynthesisTarget, result: GenerationResult): void {
   mkdirSync(directory, { recursive: true });
-  if (result.best.source !== null) writeFileSync(path.join(directory, "module.ts"), result.best.source);
+  if (result.best.source !== null) writeFileSync(path.join(directory, MODULE_FILE), result.best.source);
   const report: EnvironmentReportFile = {
     capability,
     target,
@@ -107,7 +106,7 @@ function writeEnvironment(directory: string, capability: string, target: Synthes
     bestAttempt: result.best.attempt,
     attempts: result.attempts.map((attempt) => ({ attempt: attempt.attempt, passed: attempt.passed, problem: attempt.problem, report: attemptReport(attempt), validation: attempt.validation, calibration: attempt.calibration })),
   };
-  writeFileSync(path.join(directory, "report.json"), JSON.stringify(report, null, 2) + "\n");
+  writeFileSync(path.join(directory, ENVIRONMENT_REPORT_FILE), JSON.stringify(report, null, 2) + "\n");
 }
 
 function indent(text: string): string {
