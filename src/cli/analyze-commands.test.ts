@@ -123,3 +123,13 @@ describe("trace analyze input errors", () => {
     assert.match(missing.stderr, /is not a run directory/);
   });
 });
+
+test("trace analyze reads a trace run directory's τ² data from its config.json (no --data-dir)", () => {
+  const run = path.join(scratch, "pipeline-shaped");
+  trace("import", path.join(tau2DataDirectory(), "trajectories", "airline-qwen3-30b-a3b-base.train.json"), "--env", "tau2-airline", "--out", run);
+  // The resolved configuration `trace run` writes, in place of the import's manifest.
+  writeFileSync(path.join(run, "config.json"), JSON.stringify({ name: "x", model: { servedModelName: "base" }, target: { kind: "tau2", dataDirectory: tau2DataDirectory(), domains: ["airline"] } }));
+  trace("analyze", run, "--labeler", "reference");
+  const runFile = JSON.parse(readFileSync(path.join(run, "analysis", "reference", "run_01.json"), "utf8")) as RunFile;
+  assert.equal(runFile.totals.total_failed + runFile.totals.total_passed, 30);
+});

@@ -2,7 +2,7 @@
  * `trace analyze RUN` (LLM analyst or `--labeler reference`), `trace analyze aggregate` and `trace analyze report`:
  * the capability analysis of TRACE step 2 into `RUN/analysis/` (`RUN/analysis/reference/` for the reference labeler).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { PAPER_THRESHOLDS, type AggregationThresholds } from "../analysis/aggregate-capabilities.js";
 import { aggregateDirectory } from "../analysis/analysis-directory.js";
@@ -18,6 +18,7 @@ import { openRunDirectory } from "../run/run-directory.js";
 import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
 import { integerOption } from "./integer-option.js";
+import { runDataDirectories } from "./run-manifest.js";
 
 export interface AnalyzeCommandOptions {
   labeler: string;
@@ -52,12 +53,11 @@ function storeOf(runDirectory: string): string {
   return file;
 }
 
-/** The `dataDir` a rollout recorded in the run's config.json, if any. */
-function configuredDataDirectory(runDirectory: string): string | undefined {
-  const file = openRunDirectory(runDirectory).configFile;
-  if (!existsSync(file)) return undefined;
-  const config = JSON.parse(readFileSync(file, "utf8")) as { dataDir?: unknown };
-  return typeof config.dataDir === "string" ? config.dataDir : undefined;
+/** The reference labeler's data: `--data-dir`, else the τ² data the run's config.json names (either shape). */
+function runData(runDirectory: string, dataDir: string | undefined): { dataDirectory?: string; configuredDirectory?: string } {
+  const { root, domainDirectory } = runDataDirectories(runDirectory);
+  const dataDirectory = dataDir ?? root;
+  return { ...(dataDirectory === undefined ? {} : { dataDirectory }), ...(domainDirectory === undefined ? {} : { configuredDirectory: domainDirectory }) };
 }
 
 /** Where each labeler's analysis of a run goes. */
@@ -79,7 +79,7 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     directory = options.out ?? directories.reference;
     const store = openTrajectoryStore(file);
     try {
-      const { run } = runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, dataDirectory: options.dataDir, configuredDirectory: configuredDataDirectory(runDirectory) });
+      const { run } = runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, ...runData(runDirectory, options.dataDir) });
       log(`reference labeler: ${run.totals.total_failed + run.totals.total_passed} trajectories labeled into ${directory}`);
     } finally {
       store.close();

@@ -1,7 +1,7 @@
 /**
  * A run directory's `config.json`, read leniently in both shapes that write it: `trace rollout`'s manifest (one τ²
  * environment, `env` and `dataDir`) and `trace run`'s resolved pipeline configuration (`target.dataDirectory` with
- * `target.domains`). `trace export` and `trace synthesize` read runs of either kind through it.
+ * `target.domains`). `trace export`, `trace synthesize` and `trace analyze` read runs of either kind through it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -59,16 +59,22 @@ function defined<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], u
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
-/** Reads RUN/config.json in either shape for environment `env` (`tau2-<domain>`); fields it does not hold are undefined. */
-export function readRunManifest(runDir: string, env: string, domain: string): RunManifest {
+/** RUN/config.json parsed (undefined when absent; not JSON is a one-line error). */
+function readConfig(runDir: string): { file: string; config: unknown } | undefined {
   const file = openRunDirectory(runDir).configFile;
-  if (!existsSync(file)) return { missing: `${file} does not exist` };
-  let config: unknown;
+  if (!existsSync(file)) return undefined;
   try {
-    config = JSON.parse(readFileSync(file, "utf8"));
+    return { file, config: JSON.parse(readFileSync(file, "utf8")) };
   } catch (error) {
     throw new UsageError(`${file}: not JSON (${(error as Error).message})`);
   }
+}
+
+/** Reads RUN/config.json in either shape for environment `env` (`tau2-<domain>`); fields it does not hold are undefined. */
+export function readRunManifest(runDir: string, env: string, domain: string): RunManifest {
+  const read = readConfig(runDir);
+  if (read === undefined) return { missing: `${openRunDirectory(runDir).configFile} does not exist` };
+  const { file, config } = read;
   const pipeline = pipelineConfigShape.safeParse(config);
   if (pipeline.success) {
     const { model, target } = pipeline.data;
@@ -90,16 +96,21 @@ export function readRunManifest(runDir: string, env: string, domain: string): Ru
 
 /** The τ² environments a run directory's `config.json` names (`tau2-airline`, …), in its order; empty when it names none. */
 export function runEnvironments(runDir: string): string[] {
-  const file = openRunDirectory(runDir).configFile;
-  if (!existsSync(file)) return [];
-  let config: unknown;
-  try {
-    config = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UsageError(`${file}: not JSON (${(error as Error).message})`);
-  }
+  const config = readConfig(runDir)?.config;
   const pipeline = pipelineConfigShape.safeParse(config);
   if (pipeline.success && (pipeline.data.target.kind ?? "tau2") === "tau2") return (pipeline.data.target.domains ?? ["airline", "retail"]).map((domain) => `tau2-${domain}`);
   const manifest = rolloutConfigShape.safeParse(config);
   return manifest.success && manifest.data.env !== undefined ? [manifest.data.env] : [];
+}
+
+/**
+ * Where a run's τ² data is: `root` (τ²-bench's `data/tau2`, one directory per domain) for a `trace run` directory,
+ * `domainDirectory` (one domain) for a `trace rollout` one.
+ */
+export function runDataDirectories(runDir: string): { root?: string; domainDirectory?: string } {
+  const config = readConfig(runDir)?.config;
+  const pipeline = pipelineConfigShape.safeParse(config);
+  if (pipeline.success) return pipeline.data.target.dataDirectory === undefined ? {} : { root: pipeline.data.target.dataDirectory };
+  const manifest = rolloutConfigShape.safeParse(config);
+  return manifest.success && manifest.data.dataDir !== undefined ? { domainDirectory: manifest.data.dataDir } : {};
 }
