@@ -255,7 +255,8 @@ test("trace run with the policy on a second worker standing in for vLLM: the fir
   script.hangGeneration = false;
   const checkpoint = path.join(scratch, "external-model");
   await createTinyCheckpoint(checkpoint, { seed: 0, maxPositions: 16384 });
-  const sampler = await startWorker({ model: checkpoint, servedModelName: "tiny-base" });
+  const sampler = await startWorker({ model: checkpoint, servedModelName: "tiny-base", apiKey: "sampler-key" });
+  process.env.TRACE_TEST_SAMPLER_KEY = "sampler-key";
   try {
     const run = path.join(scratch, "external-run");
     // τ²'s data with a split: train on tasks 0, 1, 3, evaluate on held-out task 4 (the shared files linked, not copied).
@@ -269,7 +270,7 @@ test("trace run with the policy on a second worker standing in for vLLM: the fir
       ...scripted,
       target: { ...(scripted.target as object), dataDirectory: data, tasksPerDomain: undefined },
       model: { path: checkpoint },
-      endpoints: { ...(scripted.endpoints as object), sampler: { url: sampler.baseUrl, model: "tiny-base" } },
+      endpoints: { ...(scripted.endpoints as object), sampler: { url: sampler.baseUrl, model: "tiny-base", apiKeyEnv: "TRACE_TEST_SAMPLER_KEY" } },
       roles: { ...(scripted.roles as object), policy: "sampler" },
       analysis: { labeler: "llm", runs: 1, batchSize: 3 },
       training: { ...(scripted.training as object), samples: 4 },

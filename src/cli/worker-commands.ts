@@ -39,7 +39,7 @@ async function serveWorker(options: ServeOptions): Promise<void> {
     model: options.model,
     host: options.host,
     port: options.port === 0 ? undefined : options.port,
-    apiKey: options.apiKey ?? process.env.TRACE_WORKER_API_KEY,
+    ...((options.apiKey ?? process.env.TRACE_WORKER_API_KEY) === undefined ? { open: true } : { apiKey: (options.apiKey ?? process.env.TRACE_WORKER_API_KEY)! }),
     servedModelName: options.servedModelName,
     python: options.python,
     startupTimeoutMs: options.startupTimeout * 1000,

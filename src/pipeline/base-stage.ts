@@ -110,8 +110,8 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
   });
   try {
-    const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl })("<|im_end|>");
-    const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
+    const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) })("<|im_end|>");
+    const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
     // Several conversations in flight: the worker tokenizes on its HTTP threads, and each conversation takes a few calls.
     const limit = pLimit(8);
     const toDatums = (list: readonly Demonstration[]) => Promise.all(list.map((demonstration) => limit(async () => (await sftDatum({ messages: demonstration.messages, tools: demonstration.tools, tokenize, endOfTurnTokenIds: endOfTurn })).datum)));

@@ -82,8 +82,8 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
       let client = clients.get(model);
       if (client === undefined) {
         if (externalPolicy === undefined) {
-          const { baseUrl } = await worker();
-          client = createChatClient({ baseUrl, model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000 });
+          const { baseUrl, apiKey } = await worker();
+          client = createChatClient({ baseUrl, model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(apiKey === undefined ? {} : { apiKey }) });
         } else {
           client = createChatClient({
             baseUrl: externalPolicy.url,

@@ -53,8 +53,12 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
   }
   // The `router` role scores the labels with the base model: the worker (default) or an endpoint with /tokenize.
   const endpoint = roleEndpoint(config, "router");
-  const chat = endpoint === undefined ? createChatClient({ baseUrl: (await context.worker()).baseUrl, model: config.model.servedModelName, maxRetries: 1 }) : roleClient(config, "router");
-  const tokenize = createTokenizeClient({ baseUrl: endpoint?.url ?? (await context.worker()).baseUrl, ...(endpoint?.apiKey === undefined ? {} : { apiKey: endpoint.apiKey }) });
+  const worker = endpoint === undefined ? await context.worker() : undefined;
+  const baseUrl = endpoint?.url ?? worker!.baseUrl;
+  const apiKey = endpoint === undefined ? worker!.apiKey : endpoint.apiKey;
+  const key = apiKey === undefined ? {} : { apiKey };
+  const chat = endpoint === undefined ? createChatClient({ baseUrl, model: config.model.servedModelName, maxRetries: 1, ...key }) : roleClient(config, "router");
+  const tokenize = createTokenizeClient({ baseUrl, ...key });
   const router = await createRouter({ chat, tokenize, options });
   return { options, describe: `labels ${router.options.map((option, index) => `${option.label}=${option.capability ?? "none"} (token ${router.tokenIds[index]})`).join(", ")}`, route: (request) => router.route(request) };
 }

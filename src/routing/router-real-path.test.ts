@@ -36,8 +36,8 @@ const options = (labels: string[]): RoutingOption[] => [
 ];
 
 test("labels are single tokens of the worker's tokenizer and the decision uses the sampler's label logprobs", { timeout: 120_000 }, async () => {
-  const chat = createChatClient({ baseUrl: worker!.baseUrl, model: "base", maxRetries: 0 });
-  const tokenize = createTokenizeClient({ baseUrl: worker!.baseUrl });
+  const chat = createChatClient({ baseUrl: worker!.baseUrl, apiKey: worker!.apiKey!, model: "base", maxRetries: 0 });
+  const tokenize = createTokenizeClient({ baseUrl: worker!.baseUrl, apiKey: worker!.apiKey! });
   const router = await createRouter({ chat, tokenize, options: options(["A", "B", "C"]) });
   assert.equal(new Set(router.tokenIds).size, 3);
   const decision = await router.route("I want to cancel my reservation 4WQ150 and get a refund.");
@@ -49,8 +49,14 @@ test("labels are single tokens of the worker's tokenizer and the decision uses t
 });
 
 test("a label the worker's tokenizer splits is refused with its name", { timeout: 60_000 }, async () => {
-  const chat = createChatClient({ baseUrl: worker!.baseUrl, model: "base", maxRetries: 0 });
-  const tokenize = createTokenizeClient({ baseUrl: worker!.baseUrl });
+  const chat = createChatClient({ baseUrl: worker!.baseUrl, apiKey: worker!.apiKey!, model: "base", maxRetries: 0 });
+  const tokenize = createTokenizeClient({ baseUrl: worker!.baseUrl, apiKey: worker!.apiKey! });
   const long = "Xq7ZvKw9Jp";
   await assert.rejects(createRouter({ chat, tokenize, options: options(["A", long, "C"]) }), (error: unknown) => error instanceof LabelNotSingleTokenError && error.label === long);
+});
+
+test("a worker the project starts demands a random token: an anonymous or wrong one gets 401", async () => {
+  assert.match(worker!.apiKey ?? "", /^[0-9a-f]{48}$/);
+  for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) assert.equal((await fetch(`${worker!.baseUrl}/models`, { headers })).status, 401);
+  assert.equal((await fetch(`${worker!.baseUrl}/models`, { headers: { authorization: `Bearer ${worker!.apiKey!}` } })).status, 200);
 });

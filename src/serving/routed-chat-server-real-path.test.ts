@@ -35,7 +35,7 @@ before(async () => {
     routed.push(request);
     return Promise.resolve(request.includes("order") ? { label: "A", capability: ADAPTER, model: ADAPTER } : { label: "B", capability: null, model: BASE });
   };
-  server = await createRoutedChatServer({ upstream: { baseUrl: worker.baseUrl }, route, servedModelName: "trace" }).listen(0, "127.0.0.1");
+  server = await createRoutedChatServer({ upstream: { baseUrl: worker.baseUrl, apiKey: worker.apiKey! }, route, servedModelName: "trace" }).listen(0, "127.0.0.1");
   client = new OpenAI({ baseURL: server.url, apiKey: "x", maxRetries: 0 });
 });
 
@@ -67,7 +67,7 @@ test("the worker answers through the server with the routed adapter, exactly as 
   assert.equal(response.headers.get(ROUTE_HEADER), ADAPTER);
   assert.equal(data.model, ADAPTER);
   assert.equal(data.usage?.completion_tokens, data.choices[0]!.logprobs!.content!.length);
-  const direct = await new OpenAI({ baseURL: worker!.baseUrl, apiKey: "x", maxRetries: 0 }).chat.completions.create({ ...sent, model: ADAPTER });
+  const direct = await new OpenAI({ baseURL: worker!.baseUrl, apiKey: worker!.apiKey!, maxRetries: 0 }).chat.completions.create({ ...sent, model: ADAPTER });
   assert.deepEqual(withoutCallIds(data.choices[0]!.message), withoutCallIds(direct.choices[0]!.message));
 
   const base = await client.chat.completions.create(request("Hello there")).withResponse();

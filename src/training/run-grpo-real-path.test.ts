@@ -36,7 +36,7 @@ before(async () => {
   await promisify(execFile)(process.execPath, [bin, "model", "init-tiny", checkpoint, "--seed", "0"]);
   worker = await startWorker({ model: checkpoint, servedModelName: "tiny" });
   trainer = worker.trainerClient();
-  chat = createChatClient({ baseUrl: worker.baseUrl, model: "tiny", maxRetries: 0, maxConcurrency: 16 });
+  chat = createChatClient({ baseUrl: worker.baseUrl, apiKey: worker.apiKey!, model: "tiny", maxRetries: 0, maxConcurrency: 16 });
   moduleEnvironment = await createModuleEnvironment({ runner: nativeModuleRunner(toolCallingPrecision), seeds: [0, 1, 2, 3] });
 });
 

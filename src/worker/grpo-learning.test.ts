@@ -45,7 +45,7 @@ test("GRPO from TypeScript through the worker raises mean reward from the untrai
   await promisify(execFile)(process.execPath, [bin, "model", "init-tiny", checkpoint, "--vocab-size", "300", "--seed", "0"]);
   worker = await startWorker({ model: checkpoint, servedModelName: "tiny" });
   const trainer = worker.trainerClient();
-  const chat = createChatClient({ baseUrl: worker.baseUrl, model: "tiny", maxRetries: 0, maxConcurrency: 32 });
+  const chat = createChatClient({ baseUrl: worker.baseUrl, apiKey: worker.apiKey!, model: "tiny", maxRetries: 0, maxConcurrency: 32 });
   await trainer.createAdapter({ name: "digits", rank: 16, seed: 0 });
 
   const history = await runMinimalGrpo({

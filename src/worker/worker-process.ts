@@ -8,6 +8,7 @@
  * (worker/trace_worker/parent_watch.py): its stdin is a pipe from here that nothing writes, closed by the kernel when
  * this process dies, and TRACE_WORKER_PARENT_PID names this process.
  */
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isMainThread } from "node:worker_threads";
@@ -25,8 +26,13 @@ export interface StartWorkerOptions {
   host?: string;
   /** Default: a free port, chosen anew (up to 3 times) if another process takes it first. */
   port?: number;
-  /** Bearer token the worker demands (passed as TRACE_WORKER_API_KEY, so it stays out of the process list). */
+  /**
+   * Bearer token the worker demands (passed as TRACE_WORKER_API_KEY, so it stays out of the process list). Default: a
+   * random one, so that no other local process can use the worker; `open: true` starts it without a token.
+   */
   apiKey?: string;
+  /** Start the worker without a token (only where its user asked for that, e.g. `trace worker serve` on loopback). */
+  open?: boolean;
   servedModelName?: string;
   /** Further `serve` arguments, appended as given. */
   extraArguments?: string[];
@@ -150,7 +156,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerPr
   }
 }
 
-async function launch(options: StartWorkerOptions, where: { python: string; root: string; host: string; port: number }): Promise<WorkerProcess> {
+async function launch(given: StartWorkerOptions, where: { python: string; root: string; host: string; port: number }): Promise<WorkerProcess> {
+  const options = { ...given, apiKey: given.apiKey ?? (given.open === true ? undefined : randomBytes(24).toString("hex")) };
   const serveArguments = ["-m", "trace_worker", "serve", "--model", options.model, "--host", where.host, "--port", String(where.port)];
   if (options.servedModelName !== undefined) serveArguments.push("--served-model-name", options.servedModelName);
   serveArguments.push(...(options.extraArguments ?? []));

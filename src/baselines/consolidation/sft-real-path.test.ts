@@ -33,9 +33,9 @@ test("SFT on solution transcripts lowers the cross-entropy on a tiny checkpoint"
   worker = await startWorker({ model: checkpoint, servedModelName: "tiny" });
   const environments = await Promise.all(CAPABILITY_ENVIRONMENTS.map(({ module }) => createModuleEnvironment({ runner: nativeModuleRunner(module), seeds: [0] })));
   const conversations = await successfulSolutionConversations(environments);
-  const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl })("<|im_end|>");
+  const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl, apiKey: worker.apiKey! })("<|im_end|>");
   assert.equal(endOfTurn.length, 1);
-  const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
+  const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl, apiKey: worker.apiKey! });
   // The tiny tokenizer spends ~4k tokens on τ²'s policy (over the tiny model's 4096 positions): a short system prompt here.
   const all = await Promise.all(
     conversations.map(({ messages, tools }) =>

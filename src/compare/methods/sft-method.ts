@@ -36,8 +36,8 @@ export async function runSftMethod(setup: CompareSetup): Promise<MethodOutcome> 
   const name = `s${setup.seed}-sft`;
   const adapterPath = path.join(setup.directory, "sft", "adapter");
   const worker = await context.worker();
-  const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl })("<|im_end|>");
-  const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl });
+  const endOfTurn = await createTokenizeClient({ baseUrl: worker.baseUrl, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) })("<|im_end|>");
+  const tokenize = createChatTokenizeClient({ baseUrl: worker.baseUrl, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
   const maxPositions = modelMaxPositions(config.model.path);
   // Transcripts longer than the model's positions cannot be trained on: skipped, and not charged.
   const datums = [];
