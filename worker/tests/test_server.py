@@ -274,3 +274,21 @@ def test_tokenize_and_detokenize_as_vllm(worker: RunningWorker) -> None:
     assert worker.post("/detokenize", {"tokens": rendered})["prompt"].endswith("<|im_start|>assistant\n")
     assert worker.request("POST", "/tokenize", {"prompt": 5})[0] == 400
     assert worker.request("POST", "/detokenize", {"tokens": [-1]})[0] == 400
+
+
+def test_a_prompt_too_long_for_the_context_is_refused_before_tokenizing(worker: RunningWorker, monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = worker.application.sampler
+    limit = sampler.context_length()
+    # Text that needs more tokens than the context even if every token spelled the longest vocabulary entry.
+    huge = "y" * (limit * sampler.longest_token_bytes + 1)
+
+    def never(*_arguments: Any, **_keywords: Any) -> None:
+        raise AssertionError("the prompt was tokenized")
+
+    monkeypatch.setattr("trace_worker.server.render_prompt", never)
+    status, answer = worker.request("POST", "/v1/chat/completions", {"model": worker.application.engine.served_name, "messages": [{"role": "user", "content": huge}]})
+    assert status == 400 and answer["error"]["param"] == "messages"
+    assert answer["error"]["message"].startswith(f"the prompt has at least {limit} tokens")
+    monkeypatch.undo()
+    # A prompt under the bound is still tokenized and answered.
+    assert chat(worker, max_tokens=2)["usage"]["completion_tokens"] == 2

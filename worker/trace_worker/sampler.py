@@ -3,6 +3,8 @@ step, each with its own temperature, top-p, seed, stop strings and logprob optio
 
 from __future__ import annotations
 
+import functools
+
 import math
 import random
 from dataclasses import dataclass, field
@@ -86,6 +88,17 @@ def seeded_uniforms(seeds: torch.Tensor, step: int, vocabulary: int) -> torch.Te
     return (_shift_right(z, 11).double() + 0.5) / float(1 << 53)
 
 
+def _text_bytes(value: Any) -> int:
+    """UTF-8 bytes of every string inside a JSON-like value (message contents, tool call arguments, tool schemas)."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8"))
+    if isinstance(value, dict):
+        return sum(_text_bytes(item) for item in value.values())
+    if isinstance(value, list):
+        return sum(_text_bytes(item) for item in value)
+    return 0
+
+
 class Sampler:
     """Generates completions for a batch of requests with one shared KV cache."""
 
@@ -95,6 +108,24 @@ class Sampler:
 
     def context_length(self) -> int:
         return int(getattr(self.engine.base.config, "max_position_embeddings", 4096))
+
+    @functools.cached_property
+    def longest_token_bytes(self) -> int:
+        """The most UTF-8 bytes any vocabulary entry spells (byte-level entries count their mapped characters, which
+        overestimates: the bound below stays safe)."""
+        return max((len(token.encode("utf-8")) for token in self.engine.tokenizer.get_vocab()), default=1) or 1
+
+    def check_length_bound(self, messages: Any, tools: Any) -> None:
+        """Refuses, before tokenizing, a prompt whose text alone needs more tokens than the context: every token spells
+        at most `longest_token_bytes` bytes, so B bytes of message text need at least B / that many tokens. A 50 MB
+        prompt is refused in microseconds instead of after minutes of tokenization."""
+        limit = self.context_length()
+        text_bytes = _text_bytes(messages) + _text_bytes(tools)
+        at_least = text_bytes // self.longest_token_bytes
+        if at_least >= limit:
+            raise BadRequest(
+                f"the prompt has at least {at_least} tokens ({text_bytes} bytes of text); the model's context is {limit}", "messages", at_least
+            )
 
     def check(self, request: SamplingRequest) -> None:
         limit = self.context_length()

@@ -182,6 +182,7 @@ class WorkerApplication:
         as_ids = bool(body.get("return_tokens_as_token_ids"))
         # Rendering needs only the tokenizer and the check only reads the adapter table: both run on the request's own
         # thread, so concurrent requests reach the engine thread together and decode as one batch.
+        self.sampler.check_length_bound(body.get("messages"), body.get("tools"))
         request.prompt_ids = render_prompt(self.engine.tokenizer, body.get("messages"), body.get("tools"))
         self.sampler.check(request)
         started = time.time()
