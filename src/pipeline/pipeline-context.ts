@@ -63,6 +63,8 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
       servedModelName: model.servedModelName,
       extraArguments: config.worker.extraArguments,
       startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
+      // Every adapter, state and checkpoint the run's worker writes or reads lies in the run directory.
+      fileRoot: config.runDirectory,
       ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
     });
     log(`worker: serving ${model.servedModelName} at ${worker.baseUrl}`);

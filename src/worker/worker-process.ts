@@ -33,6 +33,8 @@ export interface StartWorkerOptions {
   apiKey?: string;
   /** Start the worker without a token (only where its user asked for that, e.g. `trace worker serve` on loopback). */
   open?: boolean;
+  /** The worker refuses (403) file paths in requests outside this directory (e.g. the run directory). */
+  fileRoot?: string;
   servedModelName?: string;
   /** Further `serve` arguments, appended as given. */
   extraArguments?: string[];
@@ -160,6 +162,7 @@ async function launch(given: StartWorkerOptions, where: { python: string; root: 
   const options = { ...given, apiKey: given.apiKey ?? (given.open === true ? undefined : randomBytes(24).toString("hex")) };
   const serveArguments = ["-m", "trace_worker", "serve", "--model", options.model, "--host", where.host, "--port", String(where.port)];
   if (options.servedModelName !== undefined) serveArguments.push("--served-model-name", options.servedModelName);
+  if (options.fileRoot !== undefined) serveArguments.push("--file-root", options.fileRoot);
   serveArguments.push(...(options.extraArguments ?? []));
   const env = workerEnvironment(where.root, options.env ?? process.env);
   if (options.apiKey !== undefined) env.TRACE_WORKER_API_KEY = options.apiKey;

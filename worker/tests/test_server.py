@@ -292,3 +292,22 @@ def test_a_prompt_too_long_for_the_context_is_refused_before_tokenizing(worker: 
     monkeypatch.undo()
     # A prompt under the bound is still tokenized and answered.
     assert chat(worker, max_tokens=2)["usage"]["completion_tokens"] == 2
+
+
+def test_file_paths_outside_the_file_root_are_refused(engine: Engine, tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    root.mkdir()
+    confined = RunningWorker(engine, file_root=str(root))
+    try:
+        confined.post("/v1/trainer/create_adapter", {"name": "confined", "rank": 2})
+        assert confined.post("/v1/trainer/save_adapter", {"adapter": "confined", "path": str(root / "adapters" / "confined")})["path"].startswith(str(root.resolve()))
+        for path in [str(tmp_path / "elsewhere"), str(root / ".." / "escaped"), "/tmp/trace-outside"]:
+            status, answer = confined.request("POST", "/v1/trainer/save_adapter", {"adapter": "confined", "path": path})
+            assert status == 403 and answer["error"]["param"] == "path", answer
+        (root / "link").symlink_to(tmp_path)
+        assert confined.request("POST", "/v1/trainer/save_state", {"adapter": "confined", "path": str(root / "link" / "state")})[0] == 403
+        status, answer = confined.request("POST", "/v1/load_lora_adapter", {"lora_name": "b", "lora_path": str(tmp_path)})
+        assert status == 403 and answer["error"]["param"] == "lora_path"
+        assert not (tmp_path / "elsewhere").exists() and not (tmp_path / "escaped").exists()
+    finally:
+        confined.close()

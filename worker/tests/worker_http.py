@@ -13,8 +13,8 @@ from trace_worker.server import WorkerApplication, create_server
 
 
 class RunningWorker:
-    def __init__(self, engine: Engine, api_key: str | None = None, max_request_bytes: int = 1 << 20) -> None:
-        self.application = WorkerApplication(engine, api_key=api_key, max_request_bytes=max_request_bytes)
+    def __init__(self, engine: Engine, api_key: str | None = None, max_request_bytes: int = 1 << 20, file_root: str | None = None) -> None:
+        self.application = WorkerApplication(engine, api_key=api_key, max_request_bytes=max_request_bytes, file_root=file_root)
         self.server = create_server(self.application, "127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -48,7 +48,7 @@ def _serve(arguments: argparse.Namespace) -> int:
         distributed.init_process_group(backend="nccl" if use_cuda else "gloo")
         collective = TorchCollective()
     engine = Engine(arguments.model, arguments.served_model_name, device, arguments.dtype, arguments.attention)
-    application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes)
+    application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes, arguments.file_root)
     application.trainer.micro_batch_tokens = arguments.micro_batch_tokens
     application.executor.max_batch_size = arguments.max_batch_size
     application.sampler.graphs.enabled = application.sampler.graphs.enabled and not arguments.no_cuda_graphs
@@ -117,6 +117,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--attention", default="sdpa", help="transformers attn_implementation")
     serve.add_argument("--api-key", default=None, help="require Authorization: Bearer KEY (or set TRACE_WORKER_API_KEY)")
     serve.add_argument("--max-request-bytes", type=int, default=64 << 20)
+    serve.add_argument("--file-root", default=None, help="refuse (403) file paths in requests outside this directory (adapters, states, merged checkpoints)")
     serve.add_argument("--max-batch-size", type=int, default=64, help="most chat requests decoded together")
     serve.add_argument("--no-cuda-graphs", action="store_true", help="decode eagerly (no captured CUDA graphs)")
     serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")

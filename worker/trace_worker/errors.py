@@ -39,6 +39,13 @@ class Conflict(WorkerError):
     kind = "conflict_error"
 
 
+class Forbidden(WorkerError):
+    """A file path outside the worker's file root."""
+
+    status = 403
+    kind = "permission_error"
+
+
 class Unauthorized(WorkerError):
     """Missing or wrong bearer token."""
 

@@ -11,12 +11,13 @@ import traceback
 import uuid
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable
 
 from .chat_format import parse_completion, render_prompt
 from .collective import Collective
 from .engine import Engine
-from .errors import BadRequest, NotFound, PayloadTooLarge, Unauthorized, WorkerError
+from .errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized, WorkerError
 from .executor import EngineExecutor
 from .fields import number_field
 from .sampler import Sampler, SamplingRequest, SamplingResult, finite, token_text
@@ -30,7 +31,9 @@ TRAINER_CALLS = ("create_adapter", "delete_adapter", "merge_adapters", "forward_
 class WorkerApplication:
     """Routes requests to the sampler and trainer; every model operation goes through the engine thread."""
 
-    def __init__(self, engine: Engine, collective: Collective | None = None, api_key: str | None = None, max_request_bytes: int = 64 << 20) -> None:
+    def __init__(
+        self, engine: Engine, collective: Collective | None = None, api_key: str | None = None, max_request_bytes: int = 64 << 20, file_root: str | None = None
+    ) -> None:
         self.engine = engine
         self.collective = collective or Collective()
         self.trainer = Trainer(engine, self.collective)
@@ -38,6 +41,8 @@ class WorkerApplication:
         self.executor = EngineExecutor(self.sampler)
         self.api_key = api_key
         self.max_request_bytes = max_request_bytes
+        #: When set, every file path a request names (adapters, states, merged checkpoints) must lie under it.
+        self.file_root = None if file_root is None else Path(file_root).resolve()
 
     # -- calls that every rank runs -----------------------------------------------------------------------------
 
@@ -77,6 +82,7 @@ class WorkerApplication:
             name, path_value = body.get("lora_name"), body.get("lora_path")
             if not isinstance(path_value, str) or not path_value:
                 raise BadRequest("lora_path must be a non-empty string", "lora_path", path_value)
+            self.confine(path_value, "lora_path")
             self.run_everywhere("load_lora_adapter", {"lora_name": name, "lora_path": path_value})
             return 200, f"Success: LoRA adapter '{name}' added successfully."
         if route == "/v1/unload_lora_adapter":
@@ -89,8 +95,18 @@ class WorkerApplication:
             operation = route[len("/v1/trainer/") :]
             if operation not in TRAINER_CALLS:
                 raise NotFound(f"no trainer call {operation!r} (calls: {', '.join(TRAINER_CALLS)})", "path", route)
+            if isinstance(body.get("path"), str):
+                self.confine(body["path"], "path")
             return 200, self.run_everywhere(operation, body)
         raise NotFound(f"no route POST {route}", "path", route)
+
+    def confine(self, value: str, field: str) -> None:
+        """Refuses (403) a path outside the file root, symbolic links and `..` resolved first."""
+        if self.file_root is None:
+            return
+        resolved = Path(value).resolve()
+        if resolved != self.file_root and self.file_root not in resolved.parents:
+            raise Forbidden(f"{field} {value!r} is outside the worker's file root {self.file_root}", field, value)
 
     def health(self) -> dict[str, Any]:
         return {
