@@ -8,20 +8,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
 import { writeFakePythonInterpreter } from "../worker/fake-python-interpreter.js";
+import { isAlive } from "../testing/process-alive.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-worker-cli-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const fakePython = writeFakePythonInterpreter(scratch);
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test("trace worker serve starts the worker in the foreground, says where it listens, and stops it on SIGTERM", { timeout: 30_000 }, async () => {
   const record = path.join(scratch, "serve.jsonl");

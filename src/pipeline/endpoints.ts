@@ -60,6 +60,11 @@ export function checkRoleEndpoints(config: ResolvedPipelineConfig, environment: 
 export function roleClient(config: ResolvedPipelineConfig, role: Role, options: { model?: string; maxRetries?: number } = {}): ChatClient {
   const endpoint = roleEndpoint(config, role);
   if (endpoint === undefined) throw new UndefinedRoleError(role);
+  return endpointClient(endpoint, options);
+}
+
+/** A chat client on a resolved endpoint (its model unless `model` names another, e.g. an adapter). */
+export function endpointClient(endpoint: ResolvedEndpoint, options: { model?: string; maxRetries?: number } = {}): ChatClient {
   return createChatClient({
     baseUrl: endpoint.url,
     model: options.model ?? endpoint.model,

@@ -8,7 +8,7 @@ import { createAdapterSync, type AdapterSync, type LoraSampler } from "../traini
 import { createTrainerClient, type TrainerClient } from "../worker/trainer-client.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
-import { roleEndpoint, type ResolvedEndpoint } from "./endpoints.js";
+import { endpointClient, roleEndpoint, type ResolvedEndpoint } from "./endpoints.js";
 import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
 import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import { createEnvironmentCache } from "./environment-loader.js";
@@ -87,13 +87,7 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
           const { baseUrl, apiKey } = await worker();
           client = createChatClient({ baseUrl, model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(apiKey === undefined ? {} : { apiKey }) });
         } else {
-          client = createChatClient({
-            baseUrl: externalPolicy.url,
-            model: model === config.model.servedModelName ? externalPolicy.model : model,
-            maxConcurrency: externalPolicy.maxConcurrency,
-            timeoutMs: externalPolicy.timeoutMs,
-            ...(externalPolicy.apiKey === undefined ? {} : { apiKey: externalPolicy.apiKey }),
-          });
+          client = endpointClient(externalPolicy, { model: model === config.model.servedModelName ? externalPolicy.model : model });
         }
         clients.set(model, client);
       }

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { createTinyCheckpoint } from "./tiny-checkpoint.js";
+import { isAlive } from "../testing/process-alive.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, "../../bin/trace.js");
@@ -46,15 +47,6 @@ after(() => {
   for (const pid of workers) if (isAlive(pid)) process.kill(pid, "SIGKILL");
   rmSync(scratch, { recursive: true, force: true });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs a command and resolves with the first stdout line that `pattern` matches (its groups), rejecting if it exits first. */
 function startAndRead(command: string, argumentList: string[], pattern: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray; exited: Promise<NodeJS.Signals | number | null> }> {

@@ -12,6 +12,7 @@ import { PythonInterpreterNotFoundError } from "./python-interpreter-not-found-e
 import { repositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
 import { liveWorkerCount, startWorker } from "./worker-process.js";
 import { WorkerStartError } from "./worker-start-error.js";
+import { isAlive } from "../testing/process-alive.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-worker-process-"));
@@ -28,15 +29,6 @@ function readRecord(file: string): { argv: string[]; cwd: string; env: Record<st
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as { argv: string[]; cwd: string; env: Record<string, string | undefined>; pid: number });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test("the repository root is found from the module's own path", () => {
