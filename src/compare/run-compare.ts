@@ -126,7 +126,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       const waveResults = await Promise.allSettled(
         wave.map(async (seed) => {
           if (compare.parallelSeeds === 1) return runSeed(seed, context);
-          const seedContext = createPipelineContext(config, (line) => context.log(line.startsWith("  seed ") ? line : `  [seed ${seed}] ${line.trimStart()}`));
+          const seedContext = createPipelineContext(config, (line) => context.log(line.startsWith("  seed ") ? line : `  [seed ${seed}] ${line.trimStart()}`), { closesTargets: false });
           try {
             return await runSeed(seed, seedContext);
           } finally {

@@ -54,8 +54,34 @@ export const endpointSchema = z.strictObject({
   timeoutSeconds: positiveInteger.default(600),
 });
 
+/** An MCP target: the server (a stdio command or a streamable-HTTP URL), the tasks file, state reset and the grader. */
+const mcpTargetSchema = z
+  .strictObject({
+    /** The environment's name in stores and reports. */
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only").default("mcp"),
+    /** A stdio server: the command and its arguments (started by trace; the MCP server speaks on stdin/stdout). */
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    /** A streamable-HTTP server's URL instead of a command. */
+    url: z.string().url().optional(),
+    /** Tasks: a JSON list or JSON lines of `{id, instructions, userMessages?, split?, rubric?, data?}`. */
+    tasksFile: z.string().min(1),
+    /** The agent's policy text (shown to the agent and to the environment generator). */
+    policyFile: z.string().min(1).optional(),
+    /** `restart` (a server per episode), `shared` (one server, no reset) or `{resetTool}` (one server, reset before each episode). */
+    state: z.union([z.enum(["restart", "shared"]), z.strictObject({ resetTool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) })]),
+    /** Server tools the agent is not offered (e.g. a state export the grader reads). */
+    hiddenTools: z.array(z.string().min(1)).default([]),
+    /** `{module}`: a grader module (default export `grade(input)`); `{judge}`: an LLM judge on the `judge` role with each task's rubric. */
+    grader: z.union([z.strictObject({ module: z.string().min(1) }), z.strictObject({ judge: z.strictObject({ temperature: z.number().nonnegative().default(0) }) })]),
+    callTimeoutSeconds: positiveInteger.default(60),
+  })
+  .refine((mcp) => (mcp.command === undefined) !== (mcp.url === undefined), { message: "give exactly one of command (a stdio server) and url (an HTTP server)", path: ["command"] });
+
 /** The model roles; each names an endpoint of `endpoints` (`worker`: the run's own worker, for `policy` and `router`). */
-export const ROLES = ["policy", "user", "analyst", "generator", "reflection", "router"] as const;
+export const ROLES = ["policy", "user", "analyst", "generator", "reflection", "router", "judge"] as const;
 export type Role = (typeof ROLES)[number];
 /** The reserved endpoint name of the run's worker. */
 export const WORKER_ENDPOINT = "worker";
@@ -74,6 +100,8 @@ const rolesSchema = z
     reflection: z.string().min(1).optional(),
     /** Scores routing labels (needs `logprob_token_ids` and `/tokenize`): `worker` (default) or an endpoint. */
     router: z.string().min(1).default(WORKER_ENDPOINT),
+    /** Grades an MCP target's episodes against each task's rubric (`target.mcp.grader.judge`). */
+    judge: z.string().min(1).optional(),
   })
   .default({ policy: WORKER_ENDPOINT, router: WORKER_ENDPOINT });
 
@@ -148,8 +176,15 @@ export const pipelineConfigSchema = z.strictObject({
     .default({ extraArguments: [], startupTimeoutSeconds: 600 }),
   target: z
     .strictObject({
-      /** `tau2`: τ²-bench domains from `dataDirectory`; `mini`: the procedurally generated TRACE-mini world (src/envs/mini). */
-      kind: z.enum(["tau2", "mini"]).default("tau2"),
+      /**
+       * `tau2`: τ²-bench domains from `dataDirectory`; `mini`: the procedurally generated TRACE-mini world (src/envs/mini);
+       * `module`: the user's own target module (`module`); `mcp`: the tools of an MCP server (`mcp`). See docs/own-environment.md.
+       */
+      kind: z.enum(["tau2", "mini", "module", "mcp"]).default("tau2"),
+      /** `module`: the target module's file (TypeScript or JavaScript exporting the `TargetModule` interface of `trace-agent/target`). */
+      module: z.string().min(1).optional(),
+      /** `mcp`: the server, the tasks, how state is reset and how episodes are graded. */
+      mcp: mcpTargetSchema.optional(),
       /** τ²-bench's `data/tau2` (one sub-directory per domain); required for `tau2`. */
       dataDirectory: z.string().min(1).optional(),
       domains: z.array(z.enum(["airline", "retail"])).min(1).default(["airline", "retail"]),
@@ -172,6 +207,8 @@ export const pipelineConfigSchema = z.strictObject({
       seed: z.number().int().nonnegative().default(0),
     })
     .refine((target) => target.kind !== "tau2" || target.dataDirectory !== undefined, { message: "dataDirectory is required for a tau2 target", path: ["dataDirectory"] })
+    .refine((target) => target.kind !== "module" || target.module !== undefined, { message: "module (the target module's file) is required for a module target", path: ["module"] })
+    .refine((target) => target.kind !== "mcp" || target.mcp !== undefined, { message: "mcp (server, tasksFile, state, grader) is required for an mcp target", path: ["mcp"] })
     .refine((target) => target.kind !== "mini" || target.evaluationSeedStart >= target.trainingSeeds, {
       message: "evaluationSeedStart must be at least trainingSeeds (evaluation seeds are held out)",
       path: ["evaluationSeedStart"],
@@ -265,8 +302,13 @@ export const pipelineConfigSchema = z.strictObject({
   needs(config.target.user === "llm", "user", 'target.user is "llm"');
   needs(config.analysis.labeler === "llm", "analyst", 'analysis.labeler is "llm"');
   needs(config.environments.source === "generated", "generator", 'environments.source is "generated"');
+  const mcpGrader = config.target.mcp?.grader;
+  needs(config.target.kind === "mcp" && mcpGrader !== undefined && "judge" in mcpGrader, "judge", "target.mcp.grader is an LLM judge");
+  if ((config.target.kind === "module" || config.target.kind === "mcp") && config.analysis.labeler !== "llm") {
+    context.addIssue({ code: "custom", path: ["analysis", "labeler"], message: `a ${config.target.kind} target needs the LLM analyst ("llm"; the reference labeler knows only τ² and TRACE-mini)` });
+  }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
-  if (config.target.user === "llm" && config.target.kind !== "tau2") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" needs a tau2 target (a mini target has scripted users)' });
+  if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 });
 
 /** A validated configuration with defaults applied. */
@@ -290,8 +332,27 @@ export function parsePipelineConfig(value: unknown, file: string, options: { run
     ...config,
     runDirectory,
     model: { ...config.model, path: path.resolve(config.model.path ?? openRunDirectory(runDirectory).defaultModelDirectory) },
-    target: { ...config.target, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: path.resolve(config.target.dataDirectory) }) },
+    target: resolveTargetPaths(config.target),
   };
+}
+
+/** The target's file paths made absolute (against the current directory). */
+function resolveTargetPaths(target: PipelineConfig["target"]): PipelineConfig["target"] {
+  const absolute = (value: string | undefined) => (value === undefined ? undefined : path.resolve(value));
+  const resolved = { ...target };
+  if (target.dataDirectory !== undefined) resolved.dataDirectory = absolute(target.dataDirectory);
+  if (target.module !== undefined) resolved.module = absolute(target.module);
+  if (target.mcp !== undefined) {
+    const { mcp } = target;
+    resolved.mcp = {
+      ...mcp,
+      tasksFile: path.resolve(mcp.tasksFile),
+      ...(mcp.policyFile === undefined ? {} : { policyFile: path.resolve(mcp.policyFile) }),
+      ...(mcp.cwd === undefined ? {} : { cwd: path.resolve(mcp.cwd) }),
+      grader: "module" in mcp.grader ? { module: path.resolve(mcp.grader.module) } : mcp.grader,
+    };
+  }
+  return resolved;
 }
 
 /** Reads and validates a configuration file. */

@@ -13,6 +13,7 @@ import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
 import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import { createEnvironmentCache } from "./environment-loader.js";
 import { MissingCheckpointError } from "./missing-checkpoint-error.js";
+import { closeTargetDomains } from "./target-tasks.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 export interface PipelineContext {
@@ -46,8 +47,8 @@ export interface PipelineContext {
   close(): Promise<void>;
 }
 
-/** A context whose worker starts lazily. */
-export function createPipelineContext(config: ResolvedPipelineConfig, log: (line: string) => void): PipelineContext {
+/** A context whose worker starts lazily; closing it stops the worker and (unless `closesTargets` is false) the user targets' servers. */
+export function createPipelineContext(config: ResolvedPipelineConfig, log: (line: string) => void, options: { closesTargets?: boolean } = {}): PipelineContext {
   let started: Promise<WorkerProcess> | undefined;
   const clients = new Map<string, ChatClient>();
   const start = async (): Promise<WorkerProcess> => {
@@ -104,6 +105,8 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
     openStore: (file) => openTrajectoryStore(file),
     async close() {
       await environments.close();
+      // A seed's context (compare) shares the run's targets: only the run's own context stops an MCP server.
+      if (options.closesTargets ?? true) await closeTargetDomains();
       if (started !== undefined) await (await started.catch(() => undefined))?.stop();
     },
   };

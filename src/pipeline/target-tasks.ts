@@ -6,6 +6,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { DataFileError } from "../envs/core/data-file-error.js";
+import { createCustomEnvironment } from "../envs/custom/custom-environment.js";
+import { loadGraderModule, loadTargetModule, readTargetTasksFile, TargetModuleError, type LoadedTargetModule } from "../envs/custom/load-target-module.js";
+import { createMcpTarget } from "../envs/custom/mcp-target.js";
+import { targetTaskOf, type GradeResult } from "../envs/custom/target-module.js";
 import { MINI_TARGET_MODULE } from "../envs/mini/index.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
@@ -16,7 +20,9 @@ import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import { createInstanceUser, createModuleEnvironment, type ModuleEnvironment } from "../synthesis/sdk/module-environment.js";
 import { nativeModuleRunner } from "../synthesis/sdk/module-runner.js";
+import { PROMPTS_ROOT } from "../prompts/prompt-file.js";
 import { roleClient } from "./endpoints.js";
+import { createJudgeGrader } from "./judge-grader.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** The environment name of the TRACE-mini target. */
@@ -62,9 +68,31 @@ function seedRange(start: number, count: number): number[] {
   return Array.from({ length: count }, (_, index) => start + index);
 }
 
+/** Loaded user targets (module, MCP) by run: loaded once per process, closed by `closeTargetDomains` (an MCP server is a child process). */
+const userTargets = new Map<string, { domains: Promise<TargetDomain[]>; close(): Promise<void> }>();
+
+/** Closes the user targets this process loaded (stops MCP servers); the next `loadTargetDomains` loads them again. */
+export async function closeTargetDomains(): Promise<void> {
+  const open = [...userTargets.values()];
+  userTargets.clear();
+  await Promise.all(open.map((entry) => entry.close()));
+}
+
 /** Loads the configured target. */
 export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise<TargetDomain[]> {
   const { target } = config;
+  if (target.kind === "module" || target.kind === "mcp") {
+    const key = JSON.stringify([config.runDirectory, target]);
+    let entry = userTargets.get(key);
+    if (entry === undefined) {
+      let close = (): Promise<void> => Promise.resolve();
+      const domains = loadUserTarget(config, (closer) => (close = closer));
+      entry = { domains, close: async () => (await domains.catch(() => undefined), close()) };
+      userTargets.set(key, entry);
+      domains.catch(() => userTargets.delete(key));
+    }
+    return entry.domains;
+  }
   if (target.kind === "mini") {
     const training = seedRange(0, target.trainingSeeds);
     const evaluation = seedRange(target.evaluationSeedStart, target.evaluationSeedCount);
@@ -109,6 +137,68 @@ function tau2UserFactory(config: ResolvedPipelineConfig): (task: Task) => Simula
   const { target } = config;
   if (target.user === "scripted") return (task) => createScriptedUser([task.userInstructions]);
   const guidelines = readUserSimulatorGuidelines(target.userGuidelines ?? path.join(target.dataDirectory!, "user_simulator"));
+  const client = roleClient(config, "user");
+  return (task) => createLlmUserSimulator({ client, guidelines, scenario: task.userInstructions, sampling: { temperature: target.userTemperature } });
+}
+
+/** A module or MCP target: its train tasks for the base rollouts, its test tasks (or the train tasks) for evaluation. */
+async function loadUserTarget(config: ResolvedPipelineConfig, onClose: (close: () => Promise<void>) => void): Promise<TargetDomain[]> {
+  const { target } = config;
+  let loaded: LoadedTargetModule;
+  if (target.kind === "module") {
+    loaded = await loadTargetModule(target.module!);
+  } else {
+    const mcp = target.mcp!;
+    const grade = "module" in mcp.grader ? await loadGraderModule(mcp.grader.module) : createJudgeGrader({ client: roleClient(config, "judge"), temperature: mcp.grader.judge.temperature });
+    const hidden = new Set(mcp.hiddenTools);
+    const server = mcp.url !== undefined ? { url: mcp.url } : { command: mcp.command!, args: mcp.args, env: mcp.env, ...(mcp.cwd === undefined ? {} : { cwd: mcp.cwd }) };
+    const opened = await createMcpTarget({
+      name: mcp.name,
+      server,
+      tasks: readTargetTasksFile(mcp.tasksFile),
+      state: mcp.state,
+      ...(mcp.policyFile === undefined ? {} : { policy: readPolicyFile(mcp.policyFile) }),
+      grade: (input) => grade(input) as Promise<GradeResult>,
+      callTimeoutSeconds: mcp.callTimeoutSeconds,
+      hiddenTools: hidden,
+    });
+    onClose(() => opened.close());
+    loaded = opened;
+  }
+  const environment = createCustomEnvironment(loaded, { maxSteps: target.maxSteps });
+  const train = environment.trainTasks();
+  const test = environment.testTasks();
+  const limit = (tasks: Task[]) => (target.tasksPerDomain === undefined ? tasks : tasks.slice(0, target.tasksPerDomain));
+  const tasks = limit(train);
+  const evaluationTasks = test.length === 0 ? tasks : limit(test);
+  if (tasks.length === 0) throw new TargetModuleError(target.kind === "module" ? target.module! : target.mcp!.tasksFile, "tasks", 'no training tasks (every task has split "test")');
+  const makeUser = customUserFactory(config);
+  return [
+    {
+      domain: environment.name,
+      environment,
+      tasks,
+      evaluationTasks,
+      makeUser,
+      request: (task) => targetTaskOf(task).userMessages?.[0] ?? task.userInstructions,
+      split: test.length === 0 ? `no test tasks: analysis, training and evaluation on the same ${tasks.length} tasks` : `analysis and training on ${tasks.length} train tasks, evaluation on ${evaluationTasks.length} test tasks`,
+    },
+  ];
+}
+
+function readPolicyFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new DataFileError(file, [(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such policy file" : (error as Error).message]);
+  }
+}
+
+/** The user of a custom target's task: its scripted lines (or its instructions as one line), or the LLM user on the `user` role. */
+function customUserFactory(config: ResolvedPipelineConfig): (task: Task) => SimulatedUser {
+  const { target } = config;
+  if (target.user === "scripted") return (task) => createScriptedUser(targetTaskOf(task).userMessages ?? [task.userInstructions]);
+  const guidelines = target.userGuidelines === undefined ? readFileSync(path.join(PROMPTS_ROOT, "targets/user-simulator.md"), "utf8") : readUserSimulatorGuidelines(target.userGuidelines);
   const client = roleClient(config, "user");
   return (task) => createLlmUserSimulator({ client, guidelines, scenario: task.userInstructions, sampling: { temperature: target.userTemperature } });
 }

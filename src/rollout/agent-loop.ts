@@ -23,7 +23,7 @@
 import type { ChatClient } from "../models/chat-client.js";
 import type { ChatRequest } from "../models/chat-types.js";
 import { isEndpointFailure } from "../models/endpoint-failure.js";
-import type { Environment } from "../spec/environment.js";
+import type { Environment, Episode } from "../spec/environment.js";
 import type { AssistantMessage, Message, ToolMessage } from "../spec/message.js";
 import type { Task } from "../spec/task.js";
 import type { TerminationReason, Trajectory } from "../spec/trajectory.js";
@@ -145,6 +145,15 @@ function policyRequest(options: RunEpisodeOptions, system: string, messages: rea
  * except when its chat endpoint failed: then it throws `EpisodeEndpointError` (see the module comment).
  */
 export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeResult> {
+  const episode = options.environment.start(options.task);
+  try {
+    return await playEpisode(options, episode);
+  } finally {
+    await episode.close?.();
+  }
+}
+
+async function playEpisode(options: RunEpisodeOptions, episode: Episode): Promise<EpisodeResult> {
   const started = performance.now();
   const policyUsage = { promptTokens: 0, completionTokens: 0 };
   const { environment, task, policy, user } = options;
@@ -152,7 +161,6 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
   const maxSteps = options.maxSteps ?? rules.maxSteps;
   const maxErrors = options.maxErrors ?? rules.maxErrors;
   const system = environment.systemPrompt(task);
-  const episode = environment.start(task);
   const messages: Message[] = [];
   const push = (message: Message) => {
     messages.push(message);
@@ -236,7 +244,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeRes
     if (errors >= maxErrors) termination = "too_many_errors";
   }
 
-  const reward = await environment.grade(task, messages, termination);
+  const reward = await environment.grade(task, messages, termination, episode);
   const trajectory: Trajectory = { environment: environment.name, taskId: task.id, trial: options.trial ?? 0, messages, termination, reward };
   if (options.sampling?.seed !== undefined) trajectory.seed = options.sampling.seed;
   const result: EpisodeResult = { trajectory, steps, errors, durationMs: performance.now() - started, policyUsage };

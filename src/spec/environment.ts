@@ -18,6 +18,8 @@ export interface ToolResult {
 export interface Episode {
   readonly task: Task;
   executeToolCall(call: ToolCall): ToolResult | Promise<ToolResult>;
+  /** Releases what the episode holds (e.g. a tool server started for it); the agent loop calls it once, after grading. */
+  close?(): void | Promise<void>;
 }
 
 /** Rules of the conversation that the agent loop enforces. */
@@ -43,6 +45,9 @@ export interface Environment {
   tools(task: Task): readonly ToolSpec[];
   /** Start an episode on a fresh state. */
   start(task: Task): Episode;
-  /** Grade a finished conversation (asynchronously for a sandboxed synthetic environment). */
-  grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo | Promise<RewardInfo>;
+  /**
+   * Grade a finished conversation (asynchronously for a sandboxed synthetic environment). The agent loop passes the
+   * live episode: environments whose state cannot be rebuilt from the messages (a user's own tools) grade that state.
+   */
+  grade(task: Task, messages: readonly Message[], termination: TerminationReason, episode?: Episode): RewardInfo | Promise<RewardInfo>;
 }
