@@ -34,14 +34,8 @@ export interface ServiceState {
 /** Team member per category. */
 export const TEAM: Record<Ticket["category"], string> = { billing: "sam", technical: "lee", account: "kim" };
 
-export const POLICY = `You are the support agent of Acme's ticketing desk. You help customers with their support tickets.
-
-- Identify the customer first: look them up by email with find_customer before reading or changing anything. Never act for someone you could not identify.
-- Act only on tickets that belong to the identified customer. A customer cannot close, change or comment on another customer's ticket.
-- Priority: "urgent" is only for customers on the pro plan; a basic-plan customer's ticket can be at most "high". If a basic customer asks for urgent, explain the rule and do not change the priority unless they accept "high".
-- Every ticket is assigned to the team member of its category: billing → sam, technical → lee, account → kim. A new ticket must be assigned right after it is created.
-- Change only what the customer asked for.
-- When the customer's request is done (or cannot be done), tell them and end the conversation.`;
+/** The agent's policy (`policy.md` beside this file). */
+export const POLICY = readFileSync(new URL("./policy.md", import.meta.url), "utf8");
 
 /** The starting state of every episode (a fresh copy). */
 export function initialState(): ServiceState {

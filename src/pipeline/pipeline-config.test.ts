@@ -44,8 +44,12 @@ test("a missing file and a file that is not JSON are configuration errors", () =
   assert.throws(() => loadPipelineConfig(path.join(directory, "bad.json")), /not JSON/);
 });
 
-test("every example configuration validates", () => {
+test("every example configuration validates (configs/ and examples/)", () => {
   for (const file of readdirSync("configs").filter((name) => name.endsWith(".json"))) loadPipelineConfig(path.resolve("configs", file));
+  const ticketing = loadPipelineConfig(path.resolve("examples/ticketing/config.json"));
+  assert.equal(ticketing.target.module, path.resolve("examples/ticketing/environment.ts"));
+  const mcp = loadPipelineConfig(path.resolve("examples/ticketing/config-mcp.json"));
+  assert.deepEqual([mcp.target.mcp?.state, mcp.target.mcp?.tasksFile], [{ resetTool: "reset", arguments: {} }, path.resolve("examples/ticketing/tasks.json")]);
   const paper = loadPipelineConfig(path.resolve("configs/tau2-qwen3-30b-a3b.json"));
   assert.deepEqual([paper.roles.policy, paper.roles.user, paper.roles.analyst, paper.roles.generator], ["vllm", "vllm", "analyst", "analyst"]);
   assert.deepEqual([paper.analysis.labeler, paper.analysis.runs, paper.environments.source, paper.environments.calibration.samples, paper.training.iterations], ["llm", 10, "generated", 16, 40]);
@@ -75,4 +79,13 @@ test("a role's API key comes from its environment variable, checked up front, an
   assert.equal(roleEndpoint(config, "analyst", { TRACE_TEST_JUDGE_KEY: "k" })?.apiKey, "k");
   assert.ok(!JSON.stringify(config).includes("\"k\""));
   assert.equal(roleEndpoint(config, "policy"), undefined, "the policy is the worker by default");
+});
+
+test("own targets: the fields each kind needs, the LLM analyst, the judge role", () => {
+  const parse = (value: Record<string, unknown>) => () => parsePipelineConfig({ name: "own", model: { path: "m" }, ...value }, "own.json");
+  assert.throws(parse({ target: { kind: "module" }, analysis: { labeler: "llm" } }), /target\.module: module \(the target module's file\) is required/);
+  assert.throws(parse({ target: { kind: "module", module: "m.ts" } }), /analysis\.labeler: a module target needs the LLM analyst/);
+  const mcp = { kind: "mcp", mcp: { command: "node", tasksFile: "t.json", state: "restart", grader: { judge: {} } } };
+  assert.throws(parse({ target: mcp, analysis: { labeler: "llm" }, endpoints: { a: { url: "http://127.0.0.1:1/v1", model: "m" } }, roles: { analyst: "a" } }), /roles\.judge: required: target\.mcp\.grader is an LLM judge/);
+  assert.throws(parse({ target: { ...mcp, mcp: { ...mcp.mcp, url: "http://127.0.0.1:1/mcp" } }, analysis: { labeler: "llm" } }), /give exactly one of command/);
 });
