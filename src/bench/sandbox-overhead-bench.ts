@@ -67,6 +67,7 @@ export async function benchSandboxOverhead(options: { seeds: number; warmup: num
       const workerTimes = await timeSteps(timed, viaWorker);
       rows.push({ capability: module.capability, steps: nativeTimes.length, nativeMicroseconds: median(nativeTimes), inThreadMicroseconds: median(threadTimes), workerMicroseconds: median(workerTimes) });
     } finally {
+      inThread.dispose();
       await worker.dispose();
     }
   }

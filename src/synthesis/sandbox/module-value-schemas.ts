@@ -1,7 +1,10 @@
 /** Schemas of what a capability module returns, checked on the host side of the sandbox boundary. */
 import { z } from "zod";
 
-const jsonObject = z.record(z.string(), z.unknown());
+// Any object that is not an array. Not `z.record`: it refuses an object whose own `constructor` key is not a function
+// (a state with a "constructor" field) and silently drops a "__proto__" key; the values come from `JSON.parse`, so every
+// object is plain data already.
+const jsonObject = z.custom<{ [key: string]: unknown }>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "expected a JSON object" });
 
 /** A tool in OpenAI function form. */
 export const moduleToolSchema = z.object({

@@ -1,20 +1,42 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
+import type { ModuleInstance } from "../sdk/capability-module.js";
+import type { SandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxFailureKind } from "./sandbox-error.js";
 import { SandboxError } from "./sandbox-error.js";
+import { hostilePayloads, payloadSource } from "./sandbox-hostile-modules.js";
+import type { HostilePayload } from "./sandbox-hostile-modules.js";
 import { loadSandboxedModule } from "./sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "./sandboxed-module-runner.js";
 import type { ModuleHooks } from "./sandbox-test-modules.js";
 import { minimalModuleSource } from "./sandbox-test-modules.js";
 
-const limits = { callMilliseconds: 250, memoryBytes: 32 * 1024 * 1024 };
+// Small limits keep the suite fast: 150 ms of CPU per call, 32 MiB per module; a generous wall-clock limit keeps it
+// steady on a busy machine (a loop is stopped by its CPU time either way).
+const limits: Partial<SandboxLimits> = { callMilliseconds: 150, callWallMilliseconds: 2000, memoryBytes: 32 * 1024 * 1024 };
+const hardStopGraceMilliseconds = 500;
 const runners: SandboxedModuleRunner[] = [];
 after(async () => {
   await Promise.all(runners.map((runner) => runner.dispose()));
 });
 
+// What the host had before any module ran: a payload must leave all of it alone.
+const hostJsonParse = JSON.parse;
+const hostJsonStringify = JSON.stringify;
+const hostArrayPush = Array.prototype.push;
+const hostPrototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort().join();
+
+function assertHostUnaffected(): void {
+  assert.equal(JSON.parse, hostJsonParse);
+  assert.equal(JSON.stringify, hostJsonStringify);
+  assert.equal(Array.prototype.push, hostArrayPush);
+  assert.equal(Object.getOwnPropertyNames(Object.prototype).sort().join(), hostPrototypeKeys);
+  for (const key of ["polluted", "alsoPolluted", "toJSON", "then"]) assert.equal((Object.prototype as Record<string, unknown>)[key], undefined, key);
+  assert.equal(typeof (globalThis as { leaked?: unknown }).leaked, "undefined");
+}
+
 async function load(hooks: ModuleHooks = {}, source = minimalModuleSource(hooks)): Promise<SandboxedModuleRunner> {
-  const runner = await loadSandboxedModule({ source, limits, hardStopGraceMilliseconds: 500 });
+  const runner = await loadSandboxedModule({ source, limits, hardStopGraceMilliseconds });
   runners.push(runner);
   return runner;
 }
@@ -46,50 +68,6 @@ test("a well-behaved module runs in the sandbox: deterministic per seed, tools a
   await stillWorks(runner);
 });
 
-test("reading a file: imports and require are refused before anything runs; fs/process are not there at run time", async () => {
-  await expectFailure(load({ topLevel: `import { readFileSync } from "node:fs"; readFileSync("/etc/passwd");` }), "import", /"node:fs"/);
-  await expectFailure(load({ topLevel: `const fs = require("fs");` }), "import", /require/);
-  await expectFailure(load({ topLevel: `void import("fs");` }), "import", /dynamic import/);
-  const sneaky = await load({ generate: `const get = eval("req" + "uire"); get("fs").readFileSync("/etc/passwd");` });
-  await expectFailure(sneaky.generate(1), "throw", /ReferenceError: .?require.? is not defined/);
-  const processReader = await load({ generate: `(globalThis as any).process.env.HOME;` });
-  await expectFailure(processReader.generate(1), "throw", /TypeError/);
-});
-
-test("opening a socket or spawning a process: no fetch, WebSocket, net or child_process exists", async () => {
-  const socket = await load({ generate: `void (globalThis as any).fetch("http://example.com");` });
-  await expectFailure(socket.generate(1), "throw", /not a function|not defined/);
-  const webSocket = await load({ runTool: `new (globalThis as any).WebSocket("ws://localhost:1");` });
-  await expectFailure(webSocket.runTool({}, "x", {}), "throw", /not a (constructor|function)|not defined/);
-  const spawn = await load({ verify: `(globalThis as any).std.popen("ls"); (globalThis as any).os.exec(["ls"]);` });
-  await expectFailure(spawn.verify({ instance: await spawn.generate(1), calls: [], replies: [], finalState: {} }), "throw", /TypeError/);
-  const timers = await load({ generate: `setTimeout(() => undefined, 1);` });
-  await expectFailure(timers.generate(1), "throw", /setTimeout.? is not defined/);
-});
-
-test("looping forever: interrupted at the CPU-time limit, at load or in a call; the module then works again", async () => {
-  await expectFailure(load({ topLevel: `while (true) {}` }), "timeout", /CPU-time limit/);
-  const looping = await load({ runTool: `if (name === "spin") { for (;;) { try { while (true) {} } catch { /* cannot catch the interrupt */ } } }` });
-  const instance = await looping.generate(1);
-  await expectFailure(looping.runTool(instance.state, "spin", {}), "timeout");
-  const outcome = await looping.runTool(instance.state, "cancel_reservation", { reservation_id: instance.facts.id as string });
-  assert.equal(outcome.error, false);
-});
-
-test("allocating gigabytes: stopped at the memory limit (or the hard stop), the host keeps running", async () => {
-  const hog = await load({ generate: `const hoard: number[][] = []; while (seed === 1) hoard.push(new Array(1e6).fill(seed));` });
-  const error = await hog.generate(1).then(
-    () => assert.fail("expected a failure"),
-    (failure: unknown) => failure,
-  );
-  assert.ok(SandboxError.isInstance(error) && ["memory", "timeout"].includes(error.kind), String(error));
-  const typed = await load({ generate: `new Uint8Array(2 ** 31);` });
-  await expectFailure(typed.generate(1), "memory");
-  const recursion = await load({ generate: `const deep = (n: number): number => deep(n + 1) + 1; deep(0);` });
-  await expectFailure(recursion.generate(1), "memory", /stack/);
-  await stillWorks(hog);
-});
-
 test("mutating shared prototypes: contained in the module's own QuickJS instance, never in the host or the next module", async () => {
   const polluter = await load({
     topLevel: `(Object.prototype as any).polluted = "yes"; (Array.prototype as any).push = () => 0; JSON.stringify = () => "{}";`,
@@ -103,11 +81,7 @@ test("mutating shared prototypes: contained in the module's own QuickJS instance
   assert.deepEqual((await observer.generate(1)).facts, { seen: "undefinedundefined" });
 });
 
-test("nondeterminism: Math.random, Date.now, Date() and new Date() throw a clear report; new Date(value) still works", async () => {
-  for (const [code, what] of [["Math.random();", "Math.random"], ["Date.now();", "Date.now"], ["new Date();", "new Date"], ["Date();", "Date()"]] as const) {
-    const runner = await load({ generate: code });
-    await expectFailure(runner.generate(1), "nondeterminism", new RegExp(`${what.replace(/[.()]/g, "\\$&")}.*sdk\\.random`));
-  }
+test("nondeterminism: new Date(value) still works while the clock is out of reach", async () => {
   const parsing = await load({ instance: `{ state: {}, request: "x", followUps: [], solution: [], mustSay: [], facts: { year: new Date(sdk.now).getUTCFullYear(), fromProto: typeof (new Date(0).constructor as any).now } }` });
   const facts = (await parsing.generate(1)).facts;
   assert.equal(facts.year, 2024);
@@ -119,14 +93,65 @@ test("malformed results: missing instance fields, non-JSON values, bad verdicts 
   await expectFailure(noSolution.generate(1), "shape", /solution/);
   const withFunction = await load({ instance: `{ state: { f: () => 1 }, request: "x", followUps: [], solution: [], mustSay: [], facts: {} } as unknown as ModuleInstance` });
   await expectFailure(withFunction.generate(1), "non-json", /function at key "f"/);
-  const withNaN = await load({ verify: `return { reward: NaN, success: false, breakdown: {} };` });
-  await expectFailure(withNaN.verify({ instance: await withNaN.generate(1), calls: [], replies: [], finalState: {} }), "non-json", /NaN/);
-  const cyclic = await load({ generate: `const loop: any = {}; loop.self = loop; return loop;` });
-  await expectFailure(cyclic.generate(1), "non-json");
-  const overReward = await load({ verify: `return { reward: 2, success: true, breakdown: {} };` });
-  await expectFailure(overReward.verify({ instance: await overReward.generate(1), calls: [], replies: [], finalState: {} }), "shape", /reward/);
   await expectFailure(load({}, `export const notDefault = 1;`), "shape", /default export/);
   await expectFailure(load({}, `export default { capability: "x", tools: [] };`), "shape", /description|generate/);
   await expectFailure(load({}, `export default {{{ ;`), "syntax", /module\.ts:1/);
   await expectFailure(load({ topLevel: `throw new Error("boom at load");` }), "throw", /boom at load/);
+});
+
+/** Runs a payload's module and reports whether it was contained (throws, failing its test, when it was not). */
+async function attack(payload: HostilePayload): Promise<void> {
+  let runner: SandboxedModuleRunner | undefined;
+  let outcome: { result: unknown } | { error: unknown };
+  try {
+    runner = await loadSandboxedModule({ source: payloadSource(payload), limits: { ...limits, ...payload.limits }, hardStopGraceMilliseconds });
+    let result: unknown = runner.capability;
+    for (let seed = 1; seed <= (payload.calls ?? 1); seed++) result = await invoke(runner, payload.call ?? "generate", seed);
+    outcome = { result };
+  } catch (error) {
+    outcome = { error };
+  } finally {
+    await runner?.dispose();
+  }
+  assertHostUnaffected();
+  const contained = payload.contained;
+  if ("kind" in contained) {
+    if ("result" in outcome) assert.fail(`not refused: it returned ${JSON.stringify(outcome.result)?.slice(0, 300)}`);
+    const error = outcome.error;
+    assert.ok(SandboxError.isInstance(error), `expected a SandboxError, got ${String(error)}`);
+    const kinds: SandboxFailureKind[] = typeof contained.kind === "string" ? [contained.kind] : contained.kind;
+    assert.ok(kinds.includes(error.kind), `expected ${kinds.join(" or ")}, got ${error.message}`);
+    if (contained.message !== undefined) assert.match(error.message, contained.message);
+  } else {
+    if ("error" in outcome) assert.fail(`expected a harmless result, got ${String(outcome.error)}`);
+    const problem = contained.check(outcome.result);
+    assert.equal(problem, undefined, problem);
+  }
+}
+
+async function invoke(runner: SandboxedModuleRunner, call: NonNullable<HostilePayload["call"]>, seed: number): Promise<unknown> {
+  if (call === "load") return runner.capability;
+  if (call === "generate") return runner.generate(seed);
+  if (call === "runTool") return runner.runTool({ reservations: {} }, "get_reservation_details", { reservation_id: "R1000" });
+  const instance: ModuleInstance = { state: {}, request: "x", followUps: [], solution: [], mustSay: [], facts: { id: "R1000" } };
+  return runner.verify({ instance, calls: [], replies: [], finalState: { reservations: {} } });
+}
+
+const tally = { tried: 0, contained: 0 };
+describe("red team: hostile modules are contained", { concurrency: 4 }, () => {
+  after(() => {
+    console.log(`red team: ${tally.tried} payloads tried, ${tally.contained} contained`);
+  });
+  for (const payload of hostilePayloads) {
+    test(`[${payload.category}] ${payload.name}`, async () => {
+      tally.tried++;
+      await attack(payload);
+      tally.contained++;
+    });
+  }
+});
+
+test("after every attack the host still runs modules normally", async () => {
+  await stillWorks(await load());
+  assertHostUnaffected();
 });

@@ -1,7 +1,7 @@
 /** Worker-thread entry of the sandbox: owns one `QuickJsSandbox` and answers calls posted by the host. */
 import { parentPort, workerData } from "node:worker_threads";
 import { QuickJsSandbox } from "./quickjs-sandbox.js";
-import type { SandboxLimits, SandboxMethod } from "./quickjs-sandbox.js";
+import type { SandboxLimits, SandboxMethod, WasmModule } from "./quickjs-sandbox.js";
 import { SandboxError } from "./sandbox-error.js";
 
 /** What the host passes when it starts the worker. */
@@ -9,6 +9,8 @@ export interface SandboxWorkerData {
   javascript: string;
   sdkSource: string;
   limits: SandboxLimits;
+  /** QuickJS compiled once by the host (a compiled WebAssembly module is shared with the worker, not recompiled). */
+  wasmModule?: WasmModule;
 }
 
 /** A call from the host. */
@@ -32,7 +34,7 @@ if (port !== null) {
     const message = sandboxError.message.slice(`${sandboxError.functionName}: ${sandboxError.kind}: `.length);
     return { id, ok: false, error: { kind: sandboxError.kind, functionName: sandboxError.functionName, message, value: sandboxError.value } };
   };
-  const loading = QuickJsSandbox.create({ javascript: data.javascript, sdkSource: data.sdkSource, limits: data.limits });
+  const loading = QuickJsSandbox.create({ javascript: data.javascript, sdkSource: data.sdkSource, limits: data.limits, wasmModule: data.wasmModule });
   loading.catch(() => undefined);
   port.on("message", (request: SandboxWorkerRequest) => {
     loading.then(

@@ -5,7 +5,7 @@ import type { ModuleInstance, ModuleTool, ToolOutcome, Verdict } from "../sdk/ca
 import { createModuleSdk } from "../sdk/module-sdk.js";
 import type { ModuleRunner } from "../sdk/module-runner.js";
 import { formatIssues, moduleInstanceSchema, moduleMetadataSchema, toolOutcomeSchema, verdictSchema } from "./module-value-schemas.js";
-import { defaultSandboxLimits } from "./quickjs-sandbox.js";
+import { compileQuickJs, resolveSandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxLimits, SandboxMethod } from "./quickjs-sandbox.js";
 import { SandboxError } from "./sandbox-error.js";
 import type { SandboxWorkerData, SandboxWorkerRequest, SandboxWorkerResponse } from "./sandbox-worker.js";
@@ -22,7 +22,7 @@ export interface SandboxOptions {
   source: string;
   limits?: Partial<SandboxLimits>;
   /**
-   * Extra wall-clock time past `callMilliseconds` before the host terminates the worker (default 1000 ms): the
+   * Extra wall-clock time past `callWallMilliseconds` before the host terminates the worker (default 1000 ms): the
    * interrupt handler stops JavaScript loops, this stops everything else (e.g. a native built-in grinding near the
    * memory limit). The module is reloaded in a fresh worker on the next call.
    */
@@ -36,8 +36,8 @@ export interface SandboxOptions {
  */
 export async function loadSandboxedModule(options: SandboxOptions): Promise<SandboxedModuleRunner> {
   const javascript = transpileModuleSource(options.source);
-  const limits = { ...defaultSandboxLimits, ...options.limits };
-  const host = new SandboxHost({ javascript, sdkSource: createModuleSdk.toString(), limits }, options.hardStopGraceMilliseconds ?? 1000);
+  const limits = resolveSandboxLimits(options.limits);
+  const host = new SandboxHost({ javascript, sdkSource: createModuleSdk.toString(), limits, wasmModule: await compileQuickJs() }, options.hardStopGraceMilliseconds ?? 1000);
   try {
     const metadata = parse<z.infer<typeof moduleMetadataSchema>>(moduleMetadataSchema, await host.call("metadata", {}, "load"), "load", "the default export");
     return {
@@ -66,7 +66,11 @@ function parse<T>(schema: z.ZodType, value: unknown, functionName: string, what:
   throw new SandboxError("shape", functionName, `${what} does not match the module contract: ${issues.join("; ")}`, { issues, value });
 }
 
-/** Owns the worker: serializes calls, enforces the hard stop, restarts the worker after a kill or a crash. */
+/**
+ * Owns the worker: serializes calls, enforces the hard stop, and after a `timeout`, `memory` or `crash` terminates the
+ * worker, so the next call runs in a fresh worker with a fresh QuickJS instance (the module reloaded): nothing a
+ * failed call left behind survives it.
+ */
 class SandboxHost {
   private worker: Worker | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -92,7 +96,12 @@ class SandboxHost {
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(new URL("./sandbox-worker.js", import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    // The worker's own V8 heap (the JSON texts passing through) is capped here; the module's QuickJS instance lives in
+    // a WebAssembly memory outside that heap, capped at `memoryBytes` by the sandbox itself. A 1 MiB stack (the main
+    // thread's size, not a worker's default 4 MiB) ends a recursive native built-in (JSON.stringify of 100,000 nested
+    // arrays, an endless toJSON chain) in well under a second, while QuickJS's own check still catches JavaScript
+    // recursion first.
+    const worker = new Worker(new URL("./sandbox-worker.js", import.meta.url), { workerData: this.data, resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 1 } });
     worker.unref();
     this.worker = worker;
     return worker;
@@ -103,8 +112,8 @@ class SandboxHost {
     const fresh = this.worker === undefined;
     const worker = this.worker ?? this.startWorker();
     const id = this.nextId++;
-    // A fresh worker also compiles QuickJS and loads the module: allow for that once.
-    const limit = this.data.limits.callMilliseconds * (fresh ? 2 : 1) + this.graceMilliseconds + (fresh ? 2000 : 0);
+    // A fresh worker also starts, instantiates QuickJS and loads the module (under its own time limit): allow for that once.
+    const limit = this.data.limits.callWallMilliseconds * (fresh ? 2 : 1) + this.graceMilliseconds + (fresh ? 2000 : 0);
     return new Promise((resolve, reject) => {
       const settle = (outcome: () => void): void => {
         clearTimeout(timer);
