@@ -7,8 +7,9 @@ import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
 import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
+import { forgingErrorModuleSource, forgingTextModuleSource, loopingModuleSource, namedReservationModuleSource } from "../synthesis/validation/hostile-test-modules.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
-import { runEnvCheck, runSynthesize } from "./synthesis-commands.js";
+import { runEnvCheck, runEnvTry, runSynthesize } from "./synthesis-commands.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.join(root, "bin/trace.js");
@@ -31,7 +32,76 @@ test("trace env check exits 2 with the failing gate's report for a hostile modul
   const result = spawnSync("node", [bin, "env", "check", hostile, "--target", "tau2-airline"], { encoding: "utf8" });
   assert.equal(result.status, 2, result.stderr);
   assert.match(result.stdout, /FAIL compiles and exports the SDK shape: load: import: .*"node:child_process"/);
-  assert.match(result.stdout, /6 gate\(s\) failed/);
+  assert.match(result.stdout, /1 gate\(s\) failed, 8 not run/);
+});
+
+/** Writes a module source into the scratch directory; returns its path. */
+function moduleFile(name: string, source: string): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, source);
+  return file;
+}
+
+test("env check stops at the first failing gate; --all-gates runs every gate", async () => {
+  const lax = moduleFile("lax.ts", namedReservationModuleSource("lax"));
+  const stopped: string[] = [];
+  assert.equal(await runEnvCheck(lax, { target: "tau2-airline", seeds: "5" }, (line) => stopped.push(line)), false);
+  const output = stopped.join("\n");
+  assert.match(output, /FAIL a changed argument fails: solved 5\/5 seeds/);
+  assert.match(output, /SKIP unrequested writes fail: not run: stopped at the first failing gate/);
+  assert.match(output, /1 gate\(s\) failed, 2 not run\nstopped at the first failing gate; --all-gates runs every gate$/);
+
+  const all: string[] = [];
+  assert.equal(await runEnvCheck(lax, { target: "tau2-airline", seeds: "5", allGates: true }, (line) => all.push(line)), false);
+  assert.doesNotMatch(all.join("\n"), /SKIP|--all-gates/);
+  assert.match(all.join("\n"), /FAIL unrequested writes fail[\s\S]*PASS verdicts stable over many calls[\s\S]*2 gate\(s\) failed$/);
+});
+
+test("trace env check on a module whose every call loops forever fails in well under 30 s", () => {
+  const started = Date.now();
+  const result = spawnSync("node", [bin, "env", "check", moduleFile("looping.ts", loopingModuleSource()), "--all-gates"], { encoding: "utf8" });
+  assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stdout, /^FAIL compiles and exports the SDK shape: generate\(0\) failed: generate: timeout/);
+  assert.match(result.stdout, /1 gate\(s\) failed, 8 not run/);
+});
+
+/** True when the text holds a control character other than the line feeds between lines. */
+const hasControlCharacter = (text: string): boolean => [...text].some((character) => character !== "\n" && (character < " " || (character >= "\u007f" && character <= "\u009f")));
+
+test("env check and env try show module text escaped and quoted: no forged PASS line, no escape sequence", async () => {
+  const check: string[] = [];
+  await runEnvCheck(moduleFile("forging-error.ts", forgingErrorModuleSource()), { target: "tau2-airline", seeds: "3", json: true }, (line) => check.push(line));
+  const checkOutput = check.join("\n");
+  assert.ok(!hasControlCharacter(checkOutput), checkOutput);
+  assert.ok(!checkOutput.split("\n").some((line) => line.startsWith("PASS all gates") || line === "all gates passed"), checkOutput);
+  assert.match(checkOutput, /generate: throw: module says: "Error: boom\\n\\u001b\[2J\\u001b\[32mPASS all gates passed/);
+  assert.equal((JSON.parse(check.at(-1) as string) as { passed: boolean }).passed, false, "the --json line stays valid JSON");
+
+  const tried: string[] = [];
+  assert.equal(await runEnvTry(moduleFile("forging-text.ts", forgingTextModuleSource()), { seed: "0" }, (line) => tried.push(line)), true);
+  const tryOutput = tried.join("\n");
+  assert.ok(!hasControlCharacter(tryOutput), tryOutput);
+  assert.match(tryOutput, /\nrequest: "boom\\n\\u001b\[2J\\u001b\[32mPASS all gates passed\\u001b\[0m\\u009b31mR\d+"\n/);
+  assert.match(tryOutput, /\n {4}→ "boom\\n\\u001b\[2J/);
+
+  const failed: string[] = [];
+  assert.equal(await runEnvTry(moduleFile("forging-error-try.ts", forgingErrorModuleSource()), { seed: "0" }, (line) => failed.push(line)), false);
+  assert.equal(failed.length, 1);
+  assert.match(failed[0] ?? "", /^the module failed: generate: throw: module says: "Error: boom\\n\\u001b/);
+});
+
+test("a missing module file and a count that is not positive are one-line errors", () => {
+  const missing = path.join(scratch, "no-such-module.ts");
+  for (const command of ["check", "try"]) {
+    const result = spawnSync("node", [bin, "env", command, missing], { encoding: "utf8" });
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, `trace: module file not found: ${JSON.stringify(missing)}\n`);
+  }
+  const negative = spawnSync("node", [bin, "env", "check", modulePath, "--seeds", "-5"], { encoding: "utf8" });
+  assert.equal(negative.status, 1);
+  assert.equal(negative.stderr, 'trace: --seeds must be an integer ≥ 1, got "-5"\n');
+  assert.equal(negative.stdout, "");
 });
 
 test("env check validates and, with a policy endpoint, calibrates", async () => {

@@ -12,9 +12,11 @@ import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runne
 import { solutionReply } from "../synthesis/sdk/module-policies.js";
 import { verifierInputFromCalls } from "../synthesis/sdk/verifier-input.js";
 import { formatValidationReport } from "../synthesis/validation/gate-result.js";
+import { describeModuleError, escapeControlCharacters, quoteModuleText } from "../synthesis/validation/module-text.js";
 import { parseSynthesisTarget, targetDomain } from "../synthesis/validation/target-tools.js";
 import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { validateModuleSource } from "../synthesis/validation/validate-module.js";
+import { integerOption } from "./integer-option.js";
 import { readRunManifest, runEnvironments } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
 
@@ -28,6 +30,8 @@ export interface EnvCheckOptions {
   calibrationSeeds?: string;
   samples?: string;
   json?: boolean;
+  /** Run every gate; by default the first failing gate stops the check (a timeout always does). */
+  allGates?: boolean;
 }
 
 function policyClient(url: string | undefined, model: string | undefined, apiKey: string | undefined): ChatClient | undefined {
@@ -38,47 +42,81 @@ function policyClient(url: string | undefined, model: string | undefined, apiKey
 
 const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
 
-/** Validates a module file in the sandbox (and calibrates it when a policy endpoint is given); true when all passed. */
+/** A module file's source, or a one-line UsageError naming the path when it cannot be read. */
+function readModuleSource(modulePath: string): string {
+  try {
+    return readFileSync(modulePath, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new UsageError(`module file not found: ${JSON.stringify(modulePath)}`);
+    throw new UsageError(`cannot read the module file ${JSON.stringify(modulePath)}: ${code ?? (error instanceof Error ? error.message : String(error))}`);
+  }
+}
+
+/** JSON of a module-produced value, safe on one terminal line. */
+const moduleJson = (value: unknown): string => escapeControlCharacters(JSON.stringify(value));
+
+/**
+ * Validates a module file in the sandbox (and calibrates it when a policy endpoint is given); true when all passed.
+ * The first failing gate stops the check unless `allGates`.
+ */
 export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, write: (line: string) => void): Promise<boolean> {
-  const source = readFileSync(modulePath, "utf8");
+  const seeds = integerOption("--seeds", options.seeds ?? "100", 1);
+  const calibrationSeeds = integerOption("--calibration-seeds", options.calibrationSeeds ?? "16", 1);
+  const samples = integerOption("--samples", options.samples ?? "4", 1);
   const target = parseSynthesisTarget(options.target);
-  const report = await validateModuleSource({ source, target, seeds: range(Number(options.seeds ?? 100)) });
-  write(formatValidationReport(report));
-  let calibration: CalibrationReport | null = null;
   const policy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  const source = readModuleSource(modulePath);
+  const report = await validateModuleSource({ source, target, seeds: range(seeds), stopAtFirstFailure: options.allGates !== true });
+  write(formatValidationReport(report));
+  if (report.stoppedAtFirstFailure === true) write("stopped at the first failing gate; --all-gates runs every gate");
+  let calibration: CalibrationReport | null = null;
   if (policy !== undefined && report.passed) {
     const runner = await loadSandboxedModule({ source });
     try {
-      calibration = await calibrateModule({ runner, policy, seeds: range(Number(options.calibrationSeeds ?? 16)), samples: Number(options.samples ?? 4) });
+      calibration = await calibrateModule({ runner, policy, seeds: range(calibrationSeeds), samples });
     } finally {
       await runner.dispose();
     }
     write(formatCalibrationReport(calibration));
   } else if (policy !== undefined) write("calibration skipped: the module fails a gate");
   const passed = report.passed && (calibration === null || calibration.passed);
-  if (options.json) write(JSON.stringify({ passed, validation: report, calibration }));
+  if (options.json) write(moduleJson({ passed, validation: report, calibration }));
   return passed;
 }
 
-/** Prints the instance of a seed and plays its ground truth, call by call, then the verdict; true when it succeeds. */
+/**
+ * Prints the instance of a seed and plays its ground truth, call by call, then the verdict; true when it succeeds.
+ * Everything the module produced is shown quoted or as JSON, control characters escaped; a module failure is one line.
+ */
 export async function runEnvTry(modulePath: string, options: { seed: string }, write: (line: string) => void): Promise<boolean> {
-  const runner = await loadSandboxedModule({ source: readFileSync(modulePath, "utf8") });
+  const seed = integerOption("--seed", options.seed, 0);
+  const source = readModuleSource(modulePath);
+  let runner;
   try {
-    const seed = Number(options.seed);
+    runner = await loadSandboxedModule({ source });
+  } catch (error) {
+    write(`the module did not load: ${describeModuleError(error)}`);
+    return false;
+  }
+  try {
     const instance = await runner.generate(seed);
-    write(`${runner.capability} seed ${seed}`);
-    write(`request: ${instance.request}`);
-    instance.followUps.forEach((line, index) => write(`follow-up ${index + 1}: ${line}`));
-    write(`state: ${JSON.stringify(instance.state)}`);
-    write(`facts: ${JSON.stringify(instance.facts)}`);
+    write(`${escapeControlCharacters(runner.capability)} seed ${seed}`);
+    write(`request: ${quoteModuleText(instance.request)}`);
+    instance.followUps.forEach((line, index) => write(`follow-up ${index + 1}: ${quoteModuleText(line)}`));
+    write(`state: ${moduleJson(instance.state)}`);
+    write(`facts: ${moduleJson(instance.facts)}`);
     write(`ground truth (${instance.solution.length} calls):`);
     const reply = solutionReply(instance);
     const input = await verifierInputFromCalls(runner, instance, instance.solution, [reply]);
-    for (const call of input.calls) write(`  ${call.name}(${JSON.stringify(call.arguments)})${call.error ? " [error]" : ""}\n    → ${call.output.replace(/\n/g, "\n      ")}`);
-    write(`reply: ${reply}`);
+    for (const call of input.calls) write(`  ${escapeControlCharacters(call.name)}(${moduleJson(call.arguments)})${call.error ? " [error]" : ""}\n    → ${quoteModuleText(call.output)}`);
+    write(`reply: ${quoteModuleText(reply)}`);
     const verdict = await runner.verify(input);
-    write(`verdict: reward ${verdict.reward}, success ${verdict.success}, breakdown ${JSON.stringify(verdict.breakdown)}`);
+    write(`verdict: reward ${verdict.reward}, success ${verdict.success}, breakdown ${moduleJson(verdict.breakdown)}`);
     return verdict.success;
+  } catch (error) {
+    write(`the module failed: ${describeModuleError(error)}`);
+    return false;
   } finally {
     await runner.dispose();
   }
@@ -132,7 +170,7 @@ export async function runSynthesize(runDirectory: string, options: SynthesizeCom
     policyText,
     generator,
     ...(calibrationPolicy === undefined ? {} : { calibrationPolicy }),
-    maxAttempts: Number(options.attempts ?? 5),
+    maxAttempts: integerOption("--attempts", options.attempts ?? "5", 1),
     write,
   });
   const done = outcomes.filter((outcome) => outcome.done).length;
@@ -156,6 +194,7 @@ export function registerSynthesisCommands(program: Command): void {
     .option("--calibration-seeds <n>", "seeds for calibration", "16")
     .option("--samples <k>", "episodes per calibration seed", "4")
     .option("--json", "end with one JSON line {passed, validation, calibration}")
+    .option("--all-gates", "run every gate (by default the first failing gate stops the check; a timeout always does)")
     .action(async (modulePath: string, options: EnvCheckOptions) => {
       if (!(await runEnvCheck(modulePath, options, write))) process.exitCode = 2;
     });

@@ -24,8 +24,13 @@ export interface DeterminismReport {
   mismatches: DeterminismMismatch[];
 }
 
-/** Runs the check over `seeds`; never throws for module errors (a throwing seed is an `error` mismatch). */
-export async function checkDeterminism(runner: ModuleRunner, seeds: readonly number[]): Promise<DeterminismReport> {
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Runs the check over `seeds`; never throws for module errors (a throwing seed is an `error` mismatch, its text from
+ * `describeError`, by default the error's message).
+ */
+export async function checkDeterminism(runner: ModuleRunner, seeds: readonly number[], describeError: (error: unknown) => string = errorMessage): Promise<DeterminismReport> {
   const sdk = createModuleSdk();
   const canonical = (value: unknown) => sdk.canonical(value as Json);
   const mismatches: DeterminismMismatch[] = [];
@@ -50,7 +55,7 @@ export async function checkDeterminism(runner: ModuleRunner, seeds: readonly num
         }
       }
     } catch (error) {
-      mismatches.push({ seed, part: "error", first: error instanceof Error ? error.message : String(error), second: "" });
+      mismatches.push({ seed, part: "error", first: describeError(error), second: "" });
     }
   }
   return { deterministic: mismatches.length === 0, seeds: seeds.length, mismatches };

@@ -1,6 +1,7 @@
 /**
  * Fixed policies played directly against a module (no model, no conversation), for the validation gates: the
- * ground-truth solution, a do-nothing policy and a read-only policy. Each returns the verifier's verdict.
+ * ground-truth solution, a do-nothing policy and a read-only policy. Each returns the verifier's verdict. The
+ * adversarial ones (changed argument, unrequested writes) are in `adversarial-policies.ts`.
  */
 import type { ModuleInstance, SolutionCall, Verdict } from "./capability-module.js";
 import type { ModuleRunner } from "./module-runner.js";
@@ -29,12 +30,18 @@ export function playSolution(runner: ModuleRunner, seed: number): Promise<Verdic
   return playPolicy(runner, seed, (instance) => ({ calls: instance.solution, replies: [solutionReply(instance)] }));
 }
 
+/** What the do-nothing policy says. */
+export const DO_NOTHING_REPLY = "I'm sorry, I can't help with that.";
+
+/** What the read-only policy says. */
+export const READ_ONLY_REPLY = "I have looked up your details.";
+
 /** No tool calls; a polite non-answer. */
 export function playDoNothing(runner: ModuleRunner, seed: number): Promise<Verdict> {
-  return playPolicy(runner, seed, () => ({ calls: [], replies: ["I'm sorry, I can't help with that."] }));
+  return playPolicy(runner, seed, () => ({ calls: [], replies: [DO_NOTHING_REPLY] }));
 }
 
 /** Only the solution's read-tool calls (possibly none); no writes, no required statements. */
 export function playReadOnly(runner: ModuleRunner, seed: number): Promise<Verdict> {
-  return playPolicy(runner, seed, (instance) => ({ calls: readOnlyCalls(runner, instance), replies: ["I have looked up your details."] }));
+  return playPolicy(runner, seed, (instance) => ({ calls: readOnlyCalls(runner, instance), replies: [READ_ONLY_REPLY] }));
 }
