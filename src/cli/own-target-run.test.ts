@@ -175,7 +175,7 @@ test("trace run on the example target module: every stage; the generator saw the
   assert.match(generation, /Acme's ticketing desk/);
   const index = JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string; source: string }[] };
   assert.deepEqual(index.environments.map((entry) => [entry.capability, entry.source]), [["customer_identification", "generated"]]);
-  assert.ok(existsSync(path.join(runDirectory, "adapters", "customer_identification", "adapter_config.json")) || existsSync(path.join(runDirectory, "adapters", "customer_identification", "final", "adapter_config.json")), "the adapter was trained");
+  assert.ok(existsSync(path.join(runDirectory, "adapters", "customer_identification", "metrics.jsonl")), "the adapter was trained");
   const results = JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { domains: { domain: string; trace: { total: number }; base: { total: number } }[] };
   assert.deepEqual(results.domains.map((domain) => [domain.domain, domain.trace.total, domain.base.total]), [["ticketing", 3, 3]], "evaluation on the 3 test tasks");
 });
@@ -204,7 +204,16 @@ test("trace run --until rollout on the example as an MCP server the run starts (
   const out = path.join(scratch, "mcp-episodes.jsonl");
   const exported = await trace(["export", runDirectory, "--env", "ticketing", "--format", "jsonl", "--out", out]);
   assert.equal(exported.code, 0, exported.stdout + exported.stderr);
-  const lines = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { taskId: string; reward: { reward: number; breakdown: Record<string, number> } | null; messages: unknown[] });
+  const lines = readFileSync(out, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { taskId: string; status: string; termination: string; rewardInfo: { reward: number; breakdown: Record<string, number>; details?: { differingTickets?: string[] } } | null });
   assert.deepEqual(lines.map((line) => line.taskId).sort(), ["t01", "t02", "t03", "t04"]);
-  for (const line of lines) assert.ok(line.reward !== null && "DB" in line.reward.breakdown || line.reward?.breakdown.reward === 0, `graded by the server's state: ${JSON.stringify(line.reward)}`);
+  for (const line of lines) {
+    assert.equal(line.status, "finished");
+    // Graded on the server's final state (export_state) when the episode ended with a stop; otherwise 0 ungraded.
+    if (line.termination === "agent_stop" || line.termination === "user_stop") assert.ok(Array.isArray(line.rewardInfo?.details?.differingTickets), JSON.stringify(line.rewardInfo));
+    else assert.equal(line.rewardInfo?.reward, 0);
+  }
+  assert.ok(lines.some((line) => line.termination === "user_stop"), "the scripted user ends some episodes, which are graded by the server's state");
 });

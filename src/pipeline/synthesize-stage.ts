@@ -15,10 +15,12 @@ import type { CapabilityEnvironmentEntry, EnvironmentIndex } from "../run/enviro
 import { calibrationStatisticsSchema } from "../run/environment-index.js";
 import { synthesizeRun, type KeptCapability } from "../synthesis/generation/synthesize-run.js";
 import { playSolution } from "../synthesis/sdk/module-policies.js";
-import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
+import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
+import { customSynthesisTarget, parseSynthesisTarget, type SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { roleClient } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
+import { loadTargetDomains } from "./target-tasks.js";
 
 /** A ground-truth solution that does not reach reward 1: the environment is unusable. */
 export class EnvironmentValidationError extends Error {
@@ -55,8 +57,22 @@ function targetOf(domains: readonly string[]): (capability: KeptCapability) => S
       if (domains.includes(domain)) counts.set(domain, (counts.get(domain) ?? 0) + 1);
     }
     const best = [...counts].sort((left, right) => right[1] - left[1])[0]?.[0] ?? domains[0]!;
-    return `tau2-${best}` as SynthesisTarget;
+    return parseSynthesisTarget(`tau2-${best}`);
   };
+}
+
+const NO_POLICY = "(the target's policy is not available; keep to the tools' own constraints)";
+
+/** What generated modules keep to: τ²'s domain of each capability's failed examples, or the user's target (its tools and policy). */
+async function synthesisTargets(context: PipelineContext): Promise<{ pickTarget: SynthesisTarget | ((capability: KeptCapability) => SynthesisTarget); policyText: string }> {
+  const { target } = context.config;
+  if (target.kind === "module" || target.kind === "mcp") {
+    const [domain] = await loadTargetDomains(context.config);
+    const environment = domain!.environment as CustomEnvironment;
+    return { pickTarget: customSynthesisTarget(environment.name, environment.target.tools), policyText: environment.target.policy ?? NO_POLICY };
+  }
+  const policyFile = target.dataDirectory === undefined ? undefined : path.join(target.dataDirectory, target.domains[0]!, "policy.md");
+  return { pickTarget: targetOf(target.domains), policyText: policyFile !== undefined && existsSync(policyFile) ? readFileSync(policyFile, "utf8") : NO_POLICY };
 }
 
 /** Logs calibration progress at every quarter, with the time left. */
@@ -73,14 +89,13 @@ async function generatedEnvironments(context: PipelineContext, index: Environmen
   const { config, run } = context;
   const { environments, target } = config;
   const { seeds: calibrationSeeds, samples, temperature, ...targets } = environments.calibration;
-  const policyFile = (domain: string) => path.join(target.dataDirectory!, domain, "policy.md");
-  const pickTarget = targetOf(target.domains);
+  const { pickTarget, policyText } = await synthesisTargets(context);
   const outcomes = await synthesizeRun({
     analysisDirectory: run.analysisDirectory(config.analysis.labeler),
     environmentDirectory: (capability) => run.environmentDirectory(capability),
     storeFile: run.storeFile,
     target: pickTarget,
-    policyText: existsSync(policyFile(target.domains[0]!)) ? readFileSync(policyFile(target.domains[0]!), "utf8") : "(the target's policy is not available; keep to the tools' own constraints)",
+    policyText,
     generator: roleClient(config, "generator"),
     temperature: environments.temperature,
     calibrationPolicy: await context.sampler(),

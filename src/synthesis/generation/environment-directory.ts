@@ -5,7 +5,6 @@
 import path from "node:path";
 import { z } from "zod";
 import { readJsonFile } from "../../envs/core/read-json-file.js";
-import { SYNTHESIS_TARGETS, type SynthesisTarget } from "../validation/target-tools.js";
 
 export const MODULE_FILE = "module.ts";
 export const ENVIRONMENT_REPORT_FILE = "report.json";
@@ -13,7 +12,8 @@ export const ENVIRONMENT_REPORT_FILE = "report.json";
 /** What `report.json` beside a module holds. */
 export interface EnvironmentReportFile {
   capability: string;
-  target: SynthesisTarget;
+  /** The target's name (`tau2-airline`, …, or a user's target's environment name). */
+  target: string;
   done: boolean;
   bestAttempt: number;
   attempts: { attempt: number; passed: boolean; problem: string | null; report: string; validation: unknown; calibration: unknown }[];
@@ -21,7 +21,7 @@ export interface EnvironmentReportFile {
 
 export const environmentReportSchema: z.ZodType<EnvironmentReportFile> = z.looseObject({
   capability: z.string(),
-  target: z.enum(SYNTHESIS_TARGETS as [SynthesisTarget, ...SynthesisTarget[]]),
+  target: z.string().min(1),
   done: z.boolean(),
   bestAttempt: z.number().int(),
   attempts: z.array(

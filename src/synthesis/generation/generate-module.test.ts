@@ -5,11 +5,12 @@ import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-
 import { minimalModuleSource } from "../sandbox/sandbox-test-modules.js";
 import { extractCodeBlock, MissingCodeBlockError } from "./extract-code-block.js";
 import { generateModule } from "./generate-module.js";
+import { parseSynthesisTarget } from "../validation/target-tools.js";
 
 const broken = minimalModuleSource({ generate: "Math.random();" });
 const fixed = minimalModuleSource();
 const answer = (source: string) => `Plan: one reservation to cancel.\n\n\`\`\`ts\n${source}\`\`\`\n`;
-const capability = { capability: "minimal_task", description: "Cancel the named reservation.", examples: ["airline task 3: cancelled the wrong reservation"], target: "tau2-airline" as const, policyText: "Cancel only what the user asks." };
+const capability = { capability: "minimal_task", description: "Cancel the named reservation.", examples: ["airline task 3: cancelled the wrong reservation"], target: parseSynthesisTarget("tau2-airline"), policyText: "Cancel only what the user asks." };
 
 test("the generation loop feeds the report back and keeps the fixed second attempt", async () => {
   const server = await startFakeChatServer((_request, res, index) => sendJson(res, 200, chatBody({ content: answer(index === 0 ? broken : fixed) })));

@@ -70,7 +70,7 @@ export async function generateModule(options: GenerateModuleOptions): Promise<Ge
   const maxAttempts = options.maxAttempts ?? 5;
   const system = synthesisPrompt("generate-module", { SDK_DOCUMENTATION: sdkDocumentation(), WORKED_EXAMPLE: workedExample(options.target, options.capability) });
   const request = synthesisPrompt("capability-request", {
-    TARGET: options.target,
+    TARGET: options.target.name,
     CAPABILITY: options.capability,
     DESCRIPTION: options.description,
     EXAMPLES: options.examples.length === 0 ? "(none given)" : options.examples.map((example) => (example.includes("\n") ? `\`\`\`text\n${example}\n\`\`\`` : `- ${example}`)).join("\n"),

@@ -101,7 +101,7 @@ function writeEnvironment(directory: string, capability: string, target: Synthes
   if (result.best.source !== null) writeFileSync(path.join(directory, MODULE_FILE), result.best.source);
   const report: EnvironmentReportFile = {
     capability,
-    target,
+    target: target.name,
     done: result.done,
     bestAttempt: result.best.attempt,
     attempts: result.attempts.map((attempt) => ({ attempt: attempt.attempt, passed: attempt.passed, problem: attempt.problem, report: attemptReport(attempt), validation: attempt.validation, calibration: attempt.calibration })),

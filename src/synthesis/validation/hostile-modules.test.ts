@@ -6,9 +6,10 @@ import { FORGED_TEXT, forgingErrorModuleSource, loopingModuleSource, loopingTool
 import { escapeControlCharacters, moduleSays } from "./module-text.js";
 import type { GATE_NAMES } from "./validate-module.js";
 import { validateModuleSource } from "./validate-module.js";
+import { parseSynthesisTarget } from "./target-tools.js";
 
 const seeds = Array.from({ length: 10 }, (_, seed) => seed);
-const validate = (source: string, options: { stopAtFirstFailure?: boolean } = {}) => validateModuleSource({ source, target: "tau2-airline", seeds, ...options });
+const validate = (source: string, options: { stopAtFirstFailure?: boolean } = {}) => validateModuleSource({ source, target: parseSynthesisTarget("tau2-airline"), seeds, ...options });
 
 function failedGates(report: ValidationReport): string[] {
   return report.gates.filter((gate) => !gate.passed && gate.notRun !== true).map((gate) => gate.name);

@@ -9,9 +9,10 @@ import { nativeModuleRunner } from "../sdk/module-runner.js";
 import type { GateResult, ValidationReport } from "./gate-result.js";
 import { formatValidationReport } from "./gate-result.js";
 import { GATE_NAMES, validateModule, validateModuleSource } from "./validate-module.js";
+import { parseSynthesisTarget } from "./target-tools.js";
 
 const environmentsSource = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../src/synthesis/environments");
-const targetOf = (domain: "airline" | "retail"): "tau2-airline" | "tau2-retail" => (domain === "airline" ? "tau2-airline" : "tau2-retail");
+const targetOf = (domain: "airline" | "retail") => parseSynthesisTarget(domain === "airline" ? "tau2-airline" : "tau2-retail");
 
 function failedGates(report: ValidationReport): string[] {
   return report.gates.filter((gate) => !gate.passed).map((gate) => gate.name);
@@ -81,7 +82,7 @@ test("a tool whose argument schema changed fails the tool gate; declaring an unk
 });
 
 test("a module that does not load fails the shape gate with the sandbox's report; the rest are not run", async () => {
-  const report = await validateModuleSource({ source: `import fs from "node:fs"; export default {};`, target: "tau2-airline" });
+  const report = await validateModuleSource({ source: `import fs from "node:fs"; export default {};`, target: parseSynthesisTarget("tau2-airline") });
   assert.equal(report.passed, false);
   assert.match(report.gates[0]?.details[0] ?? "", /import.*"node:fs"/);
   assert.ok(report.gates.slice(1).every((later) => !later.passed && later.notRun === true && later.details[0] === "not run: the module did not load"));

@@ -266,7 +266,7 @@ function toolsGate(runner: ModuleRunner, target: SynthesisTarget): GateResult {
   return {
     name: GATE_NAMES[1],
     passed: problems.length === 0,
-    details: problems.length === 0 ? [`${runner.tools.length} tools match ${target}${declaredNew.length > 0 ? `; ${declaredNew.join("; ")}` : ""}`] : problems,
+    details: problems.length === 0 ? [`${runner.tools.length} tools match ${target.name}${declaredNew.length > 0 ? `; ${declaredNew.join("; ")}` : ""}`] : problems,
   };
 }
 
