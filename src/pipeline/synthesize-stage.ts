@@ -87,7 +87,7 @@ function calibrationProgress(context: PipelineContext): (done: number, total: nu
 
 async function generatedEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
   const { config, run } = context;
-  const { environments, target } = config;
+  const { environments } = config;
   const { seeds: calibrationSeeds, samples, temperature, ...targets } = environments.calibration;
   const { pickTarget, policyText } = await synthesisTargets(context);
   const outcomes = await synthesizeRun({
