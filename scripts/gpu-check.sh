@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The worker on a GPU machine (torch, transformers and peft preinstalled there; no venv): the whole pytest suite on
-# CUDA in bf16, then worker/benchmarks/gpu_report.py (Qwen3-shaped checkpoints through transformers and PEFT,
-# forward_backward throughput and MFU beside a plain transformers + peft loop, sampling throughput).
-# Writes logs and the report under $OUT (or ./gpu-out) and prints the tables last.
+# The worker on a GPU machine (torch, transformers and peft preinstalled there; no venv, no network: carry .device with
+# the wheels of scripts/worker-wheels.sh): the whole pytest suite on CUDA in bf16, then worker/benchmarks/gpu_report.py
+# (Qwen3-shaped checkpoints through transformers and PEFT, forward_backward throughput and MFU beside a plain
+# transformers + peft loop, sampling throughput). Writes logs and the report under $OUT (or ./gpu-out) and prints the
+# tables last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 python="${PYTHON:-python3}"
+# The worker's HTTP server (uvicorn) is not on the GPU machine: it is installed offline from the wheels carried in
+# .device/wheels (`bash scripts/worker-wheels.sh` downloads them beforehand, where there is network).
+bash scripts/worker-wheels.sh install "$python" || exit 1
+if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
 "$python" -c 'import torch, transformers, peft; print(f"torch {torch.__version__} transformers {transformers.__version__} peft {peft.__version__} gpus {torch.cuda.device_count()} {torch.cuda.get_device_name() if torch.cuda.is_available() else \"\"}")'
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   TRACE_WORKER_TEST_DEVICE=cuda "$python" -m pytest -q -p no:cacheprovider worker/tests 2>&1 | tee "$out/pytest-cuda.log" | tail -n 25

@@ -203,7 +203,7 @@ def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path, tmp_pat
     # -- two ranks ----------------------------------------------------------------------------------------------------
     port = free_port()
     log = tmp_path / "torchrun.log"
-    environment = dict(os.environ, PYTHONPATH=str(WORKER_DIRECTORY), OMP_NUM_THREADS="1")
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(WORKER_DIRECTORY), os.environ.get("PYTHONPATH")])), OMP_NUM_THREADS="1")
     with log.open("w") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "trace_worker", "serve",

@@ -12,12 +12,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .errors import WorkerError
+from .errors import BadRequest, WorkerError
 from .tiny_checkpoint import TinyModelShape
 
 
 def _serve(arguments: argparse.Namespace) -> int:
     from .parent_watch import watch_parent
+
+    if not arguments.request_timeout > 0:
+        raise BadRequest(f"--request-timeout must be a positive number of seconds, got {arguments.request_timeout}", "request_timeout", arguments.request_timeout)
+    if arguments.max_connections < 2:
+        raise BadRequest(f"--max-connections must be at least 2, got {arguments.max_connections}", "max_connections", arguments.max_connections)
 
     # Watch before the slow imports and the model load: a starter that dies meanwhile takes the worker with it.
     serving: dict[str, Any] = {}
@@ -67,16 +72,17 @@ def _serve(arguments: argparse.Namespace) -> int:
         distributed.destroy_process_group()
         return 0
 
-    server = create_server(application, arguments.host, arguments.port)
+    server = create_server(application, arguments.host, arguments.port, arguments.request_timeout, arguments.max_connections)
     serving["server"] = server
-    host, port = server.server_address[:2]
-    print(f"trace-worker: serving {engine.served_name} on http://{host}:{port} ({engine.device}, {engine.dtype}, world size {collective.world_size})", flush=True)
 
     def stop(_signal: int, _frame: Any) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()
 
+    # The handlers come first: a starter may signal as soon as it reads the announcement.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    host, port = server.server_address[:2]
+    print(f"trace-worker: serving {engine.served_name} on http://{host}:{port} ({engine.device}, {engine.dtype}, world size {collective.world_size})", flush=True)
     try:
         server.serve_forever()
     finally:
@@ -116,7 +122,16 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--dtype", default="auto", help="auto (bf16 on GPU, fp32 on CPU), float32, bfloat16, float16")
     serve.add_argument("--attention", default="sdpa", help="transformers attn_implementation")
     serve.add_argument("--api-key", default=None, help="require Authorization: Bearer KEY (or set TRACE_WORKER_API_KEY)")
-    serve.add_argument("--max-request-bytes", type=int, default=64 << 20)
+    serve.add_argument("--max-request-bytes", type=int, default=64 << 20, help="bodies declaring more get 413, unread")
+    serve.add_argument(
+        "--request-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a client may take to send a request head, or leave its body without a byte, before the connection is closed (also the idle keep-alive limit)",
+    )
+    serve.add_argument(
+        "--max-connections", type=int, default=1024, help="with this many connections open or requests in flight, further requests get 503"
+    )
     serve.add_argument("--file-root", default=None, help="refuse (403) file paths in requests outside this directory (adapters, states, merged checkpoints)")
     serve.add_argument("--max-batch-size", type=int, default=64, help="most chat requests decoded together")
     serve.add_argument("--no-cuda-graphs", action="store_true", help="decode eagerly (no captured CUDA graphs)")

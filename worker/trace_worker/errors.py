@@ -58,3 +58,10 @@ class PayloadTooLarge(WorkerError):
 
     status = 413
     kind = "invalid_request_error"
+
+
+class RequestTimeout(WorkerError):
+    """The request's body stopped arriving (nothing for the worker's request timeout)."""
+
+    status = 408
+    kind = "invalid_request_error"

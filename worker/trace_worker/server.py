@@ -1,23 +1,48 @@
-"""The worker's HTTP server (stdlib `http.server`; the protocol is worker/PROTOCOL.md)."""
+"""The worker's HTTP server: uvicorn (h11) with a small ASGI app in front of `WorkerApplication.handle` (the protocol is
+worker/PROTOCOL.md).
+
+What the transport enforces, and where:
+- uvicorn: HTTP/1.1 parsing through h11 (a malformed request line or header, e.g. a negative or non-numeric
+  Content-Length, gets 400 and the connection is closed; a request head over 16 KiB likewise), `limit_concurrency`
+  (with that many connections open or requests in flight, a further request gets 503), idle keep-alive connections
+  closed after `timeout_keep_alive`, a graceful shutdown bounded by `timeout_graceful_shutdown`.
+- here, `_HeadTimeoutProtocol`: uvicorn 0.54 arms no timer until a connection's first response is complete, and
+  disarms its keep-alive timer at the first byte of the next request, so a client that connects and sends nothing, or
+  part of a request head and then nothing, would hold its connection (and a `limit_concurrency` slot) forever. The
+  subclass arms the keep-alive timer at connect and keeps it armed until a complete head has arrived, so the whole head
+  must arrive within the request timeout.
+- here, `WorkerASGI`: the bearer token is checked from the head before the body is read, a declared body over
+  `max_request_bytes` gets 413 unread, and each wait for more of the body is bounded (`asyncio.wait_for` around
+  `receive()`: uvicorn has no body timeout), so a body shorter than its Content-Length gets 408 and a closed
+  connection. Handler calls block (they wait for the engine thread), so they run on a bounded pool of daemon threads.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import json
 import logging
 import math
+import queue
+import socket
+import threading
 import time
 import traceback
 import uuid
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .chat_format import parse_completion, render_prompt
 from .collective import Collective
 from .engine import Engine
-from .errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized, WorkerError
+from .errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, RequestTimeout, Unauthorized, WorkerError
 from .executor import EngineExecutor
 from .fields import number_field
 from .sampler import Sampler, SamplingRequest, SamplingResult, finite, token_text
@@ -269,88 +294,274 @@ def perform(trainer: Trainer, operation: str, body: dict[str, Any]) -> Any:
     return method(body)
 
 
-def make_handler(application: WorkerApplication) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        server_version = "trace-worker"
-        # Headers and body go out in two writes: with Nagle's algorithm on, the body waits for the client's delayed
-        # ACK of the headers (~40 ms per request, which capped sequential trainer and tokenize calls at ~25/s).
-        disable_nagle_algorithm = True
+#: Seconds a client may take to send a request head (from connecting, or from the previous response), and may leave
+#: the body without a byte, before the worker closes the connection; also the idle keep-alive limit.
+REQUEST_TIMEOUT = 60.0
+#: Open connections (idle keep-alive ones included) or requests in flight at which further requests get 503.
+MAX_CONNECTIONS = 1024
+#: Requests handled at once (the rest wait for a thread); chat requests on them reach the engine thread together.
+HANDLER_THREADS = 256
+#: Seconds in-flight requests get to finish when the server stops.
+SHUTDOWN_GRACE = 5.0
+#: Pending connections the listening socket queues (many rollout workers connect at once).
+BACKLOG = 2048
 
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("%s " + format, self.address_string(), *args)
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-        def do_GET(self) -> None:
-            self._serve("GET")
 
-        def do_POST(self) -> None:
-            self._serve("POST")
+class ClientGone(Exception):
+    """The client closed the connection before its request was read."""
 
-        def do_DELETE(self) -> None:
-            self._serve("DELETE")
 
-        def _serve(self, method: str) -> None:
-            try:
-                body = self._read_body(method)
-                if application.api_key is not None and self.path.split("?", 1)[0].rstrip("/") != "/health":
-                    header = self.headers.get("Authorization", "")
-                    if not hmac.compare_digest(header.encode(), f"Bearer {application.api_key}".encode()):
-                        raise Unauthorized("missing or wrong bearer token (Authorization: Bearer …)", "Authorization", None)
-                status, payload = application.handle(method, self.path, body)
-            except WorkerError as error:
-                status, payload = error.status, error.to_json()
-            except Exception as error:  # the worker answers 500 and keeps serving
-                log.error("request %s %s failed:\n%s", method, self.path, traceback.format_exc())
-                status = 500
-                payload = {"error": {"message": f"{type(error).__name__}: {error}", "type": "internal_error", "param": None}}
-            self._send(status, payload)
+class DaemonThreadPool:
+    """Runs blocking calls on at most `size` daemon threads, started as needed. Unlike ThreadPoolExecutor's threads,
+    which the interpreter joins at exit, a thread stuck in a long trainer call does not hold up the worker's exit."""
 
-        def _read_body(self, method: str) -> Any:
-            if method != "POST":
-                return None
-            length_header = self.headers.get("Content-Length")
-            if length_header is None:
-                raise BadRequest("Content-Length is required", "Content-Length", None)
-            try:
-                length = int(length_header)
-            except ValueError as error:
-                raise BadRequest("Content-Length must be an integer", "Content-Length", length_header) from error
-            if length > application.max_request_bytes:
-                self.close_connection = True
-                raise PayloadTooLarge(
-                    f"the body has {length} bytes, over the worker's limit of {application.max_request_bytes}", "Content-Length", length
-                )
-            raw = self.rfile.read(length)
-            try:
-                return json.loads(raw) if raw else {}
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
-                raise BadRequest(f"the body is not JSON: {error}", "body", None) from error
+    def __init__(self, size: int, name: str = "trace-http") -> None:
+        self.size = size
+        self.name = name
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self._threads = 0
 
-        def _send(self, status: int, payload: Any) -> None:
-            if isinstance(payload, str):
-                data = payload.encode("utf-8")
-                content_type = "text/plain; charset=utf-8"
+    def submit(self, function: Callable[[], Any]) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, function))
+        if not self._idle.acquire(blocking=False):
+            with self._lock:
+                if self._threads < self.size:
+                    self._threads += 1
+                    threading.Thread(target=self._run, name=f"{self.name}-{self._threads}", daemon=True).start()
+        return future
+
+    def _run(self) -> None:
+        while True:
+            future, function = self._jobs.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(function())
+                except BaseException as error:  # handed to the waiting request
+                    future.set_exception(error)
+            self._idle.release()
+
+
+class _HeadTimeoutProtocol(H11Protocol):
+    """uvicorn's h11 protocol whose keep-alive timer also bounds the time to receive a request head (see the module
+    docstring): armed at connect, left armed by data that does not complete a head (uvicorn disarms it when h11 yields
+    the request), and closing with `abort` so a client that reads nothing cannot keep the socket open on an unflushed
+    write buffer."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    def data_received(self, data: bytes) -> None:
+        self.conn.receive_data(data)
+        self.handle_events()
+
+    def timeout_keep_alive_handler(self) -> None:
+        if self.conn.their_state is h11.SEND_BODY:
+            return  # a body is being read: the app bounds that (uvicorn disarms the timer first, so never seen)
+        self.transport.abort()  # connection_lost then updates h11's state
+
+
+class WorkerASGI:
+    """The ASGI app: checks a request's head (token, declared size), reads its body with each wait bounded, and runs
+    `WorkerApplication.handle` (JSON parsing and encoding included) on a handler thread."""
+
+    def __init__(self, application: WorkerApplication, request_timeout: float = REQUEST_TIMEOUT, handler_threads: int = HANDLER_THREADS) -> None:
+        self.application = application
+        self.request_timeout = request_timeout
+        self.threads = DaemonThreadPool(handler_threads)
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # lifespan is off and websockets are not served
+        method: str = scope["method"]
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        if scope.get("query_string"):
+            path += "?" + scope["query_string"].decode("latin-1")
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        # A body left unread (a refusal from the head alone, or a method that takes none) is not drained: the
+        # connection closes after the answer.
+        has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        try:
+            self.authorize(path, headers)
+            if method == "POST":
+                raw: bytes | None = await self.read_body(receive, self.declared_length(headers))
+                has_body = False
             else:
-                data = json.dumps(finite_json(payload), allow_nan=False).encode("utf-8")
-                content_type = "application/json"
-            self.send_response(status, HTTPStatus(status).phrase)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+                raw = None
+            if method == "GET" and path.split("?", 1)[0].rstrip("/") == "/health":
+                status, data, content_type = self.respond(method, path, raw)  # no engine call: answered even when every thread waits
+            else:
+                status, data, content_type = await asyncio.wrap_future(self.threads.submit(lambda: self.respond(method, path, raw)))
+        except ClientGone:
+            return
+        except WorkerError as error:
+            status, data, content_type = encode(error.status, error.to_json())
+        response_headers = [(b"content-type", content_type), (b"content-length", str(len(data)).encode())]
+        if has_body:
+            response_headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": response_headers})
+        await send({"type": "http.response.body", "body": data})
 
-    return Handler
+    def authorize(self, path: str, headers: dict[str, str]) -> None:
+        """Every route but /health needs `Authorization: Bearer KEY` when the worker has a key (401 otherwise)."""
+        key = self.application.api_key
+        if key is None or path.split("?", 1)[0].rstrip("/") == "/health":
+            return
+        if not hmac.compare_digest(headers.get("authorization", "").encode(), f"Bearer {key}".encode()):
+            raise Unauthorized("missing or wrong bearer token (Authorization: Bearer …)", "Authorization", None)
+
+    def declared_length(self, headers: dict[str, str]) -> int:
+        """The body's Content-Length (h11 has checked its syntax), refused with 413 over the limit before any is read."""
+        value = headers.get("content-length")
+        if value is None or "transfer-encoding" in headers:
+            raise BadRequest("Content-Length is required", "Content-Length", None)
+        try:
+            length = int(value)
+        except ValueError as error:
+            raise BadRequest("Content-Length must be an integer", "Content-Length", value) from error
+        limit = self.application.max_request_bytes
+        if length > limit:
+            raise PayloadTooLarge(f"the body has {length} bytes, over the worker's limit of {limit}", "Content-Length", length)
+        return length
+
+    async def read_body(self, receive: Receive, length: int) -> bytes:
+        """The whole body; 408 when none of it arrives for `request_timeout` seconds."""
+        chunks: list[bytes] = []
+        received = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), self.request_timeout)
+            except asyncio.TimeoutError:
+                raise RequestTimeout(
+                    f"the body stopped arriving: {received} of {length} bytes, then nothing for {self.request_timeout:g} s", "body", None
+                ) from None
+            if message["type"] == "http.disconnect":
+                raise ClientGone()
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def respond(self, method: str, path: str, raw: bytes | None) -> tuple[int, bytes, bytes]:
+        """Parses, handles and encodes one request (on a handler thread): the status, the body and its content type."""
+        try:
+            body = None
+            if raw is not None:
+                try:
+                    body = json.loads(raw) if raw else {}
+                except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                    raise BadRequest(f"the body is not JSON: {error}", "body", None) from error
+            status, payload = self.application.handle(method, path, body)
+        except WorkerError as error:
+            status, payload = error.status, error.to_json()
+        except Exception as error:  # the worker answers 500 and keeps serving
+            log.error("request %s %s failed:\n%s", method, path, traceback.format_exc())
+            status = 500
+            payload = {"error": {"message": f"{type(error).__name__}: {error}", "type": "internal_error", "param": None}}
+        return encode(status, payload)
 
 
-class WorkerHTTPServer(ThreadingHTTPServer):
-    """A threading server with a deep accept queue: many rollout workers connect at once."""
+def encode(status: int, payload: Any) -> tuple[int, bytes, bytes]:
+    """A text answer as text/plain (load/unload adapter, as vLLM), anything else as strict JSON."""
+    if isinstance(payload, str):
+        return status, payload.encode("utf-8"), b"text/plain; charset=utf-8"
+    return status, json.dumps(finite_json(payload), allow_nan=False).encode("utf-8"), b"application/json"
 
-    request_queue_size = 1024
-    daemon_threads = True
+
+class _Server(uvicorn.Server):
+    """uvicorn's server without its signal handling: `python -m trace_worker serve` installs its own (a clean stop that
+    then tells the other ranks), and uvicorn's would re-raise the signal after the shutdown."""
+
+    def capture_signals(self) -> Any:
+        return contextlib.nullcontext()
 
 
-def create_server(application: WorkerApplication, host: str, port: int) -> ThreadingHTTPServer:
-    return WorkerHTTPServer((host, port), make_handler(application))
+class WorkerServer:
+    """uvicorn serving the application on a socket bound at construction, so `server_address` names the port (port 0
+    picks a free one) before serving starts. `serve_forever` runs it on the calling thread; `shutdown` stops it from
+    any thread and waits until it has stopped."""
+
+    def __init__(
+        self,
+        application: WorkerApplication,
+        host: str,
+        port: int,
+        request_timeout: float = REQUEST_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+        handler_threads: int = HANDLER_THREADS,
+        shutdown_grace: float = SHUTDOWN_GRACE,
+    ) -> None:
+        self.application = application
+        self.socket = bind(host, port)
+        self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
+        config = uvicorn.Config(
+            WorkerASGI(application, request_timeout, handler_threads),
+            http=_HeadTimeoutProtocol,
+            ws="none",
+            lifespan="off",
+            interface="asgi3",
+            loop="asyncio",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            headers=[("server", "trace-worker")],
+            limit_concurrency=max_connections,
+            backlog=BACKLOG,
+            timeout_keep_alive=request_timeout,  # type: ignore[arg-type]  # a float works (loop.call_later)
+            timeout_graceful_shutdown=shutdown_grace,  # type: ignore[arg-type]
+        )
+        self.server = _Server(config)
+        self._serving = threading.Event()
+        self._stopped = threading.Event()
+
+    def serve_forever(self) -> None:
+        self._serving.set()
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        self.server.should_exit = True
+        if self._serving.is_set():
+            self._stopped.wait()
+
+    def server_close(self) -> None:
+        self.socket.close()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (IPv6 when the host is an IPv6 literal); raises OSError (e.g. address in use)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def create_server(
+    application: WorkerApplication,
+    host: str,
+    port: int,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    handler_threads: int = HANDLER_THREADS,
+) -> WorkerServer:
+    return WorkerServer(application, host, port, request_timeout, max_connections, handler_threads)
 
 
 def finite_json(value: Any) -> Any:
