@@ -1,9 +1,10 @@
 """Tiny Qwen3-style checkpoints the project makes itself: random weights, a byte-level BPE tokenizer trained with
-`tokenizers` on the project's own text (or on corpus files, `init-tiny --corpus FILE`), and a chat template of Qwen3's
+`tokenizers` on a frozen sample of the project's own text (or on corpus files, `init-tiny --corpus FILE`), and a chat template of Qwen3's
 shape, saved as an ordinary Hugging Face checkpoint directory that loads like any other."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -27,7 +28,6 @@ SPECIAL_TOKENS = [
     "</tool_response>",
 ]
 
-REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 
 # Chat-shaped text so that the template's own strings and JSON tool calls get merges of their own.
 CHAT_SAMPLES = [
@@ -85,14 +85,16 @@ class TinyModelShape:
             )
 
 
-def project_corpus(root: Path = REPOSITORY_ROOT) -> list[str]:
-    """The project's own text: its markdown files and TypeScript / Python sources, in a fixed order."""
-    patterns = ["*.md", "worker/*.md", "src/**/*.ts", "worker/trace_worker/*.py"]
-    files: list[Path] = []
-    for pattern in patterns:
-        files.extend(path for path in root.glob(pattern) if path.is_file())
-    texts = [path.read_text(encoding="utf-8", errors="replace") for path in sorted(set(files))]
-    return texts + CHAT_SAMPLES * 50
+#: The default tokenizer corpus, frozen so that a tiny checkpoint (and so every test's random policy) does not change
+#: whenever the project's text does: the first 2,000 characters of each of the project's markdown files and TypeScript
+#: and Python sources as of 2026-11-26, a JSON list of strings, gzipped.
+DEFAULT_CORPUS = Path(__file__).with_name("tiny_corpus.json.gz")
+
+
+def project_corpus(file: Path = DEFAULT_CORPUS) -> list[str]:
+    """The default corpus: the frozen sample of the project's own text, plus the chat samples."""
+    texts = json.loads(gzip.decompress(file.read_bytes()).decode("utf-8"))
+    return list(texts) + CHAT_SAMPLES * 50
 
 
 def corpus_documents(files: list[Path]) -> list[str]:
