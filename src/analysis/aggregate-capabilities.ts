@@ -12,6 +12,12 @@ export const PAPER_THRESHOLDS: AggregationThresholds = { coverage: 0.1, gap: 0.2
 /** How many example failed tasks a capability lists (the reference code's 8). */
 export const EXAMPLE_FAILED_CASES = 8;
 
+/** The meaningful range of each fractional threshold: Cov is a share of failed tasks, Δ a difference of two shares. */
+export const THRESHOLD_RANGES = {
+  coverage: { minimum: 0, maximum: 1 },
+  gap: { minimum: -1, maximum: 1 },
+} as const satisfies Record<"coverage" | "gap", { minimum: number; maximum: number }>;
+
 export interface AggregationThresholds {
   /** ρ: minimum coverage in a run. */
   coverage: number;

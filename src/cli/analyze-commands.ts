@@ -4,12 +4,13 @@
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { PAPER_THRESHOLDS, type AggregationThresholds } from "../analysis/aggregate-capabilities.js";
-import { aggregateDirectory } from "../analysis/analysis-directory.js";
+import { PAPER_THRESHOLDS, THRESHOLD_RANGES, type AggregationThresholds } from "../analysis/aggregate-capabilities.js";
+import { aggregateDirectory, type ScoresFile } from "../analysis/analysis-directory.js";
 import { formatCapabilityTable } from "../analysis/analysis-report.js";
 import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { readCandidatesFile, type CandidatesFile } from "../analysis/candidates-file.js";
 import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
+import { listRunFiles } from "../analysis/run-file.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
@@ -19,6 +20,8 @@ import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
 import { integerOption } from "./integer-option.js";
 import { runDataDirectories } from "./run-manifest.js";
+import { httpUrlOption } from "./rollout-commands.js";
+import { checkDirectoryPath, checkExistingDirectory, checkOutputFilePath } from "../run/path-checks.js";
 
 export interface AnalyzeCommandOptions {
   labeler: string;
@@ -41,10 +44,20 @@ export interface AnalyzeCommandOptions {
   quiet?: boolean;
 }
 
-function fraction(name: string, text: string): number {
+/** A command-line number within [minimum, maximum] (maximum optional), or a UsageError naming the option and the value. */
+function numberOption(name: string, text: string, range: { minimum: number; maximum?: number }): number {
   const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value)) throw new UsageError(`${name} must be a number, got ${JSON.stringify(text)}`);
+  const { minimum, maximum } = range;
+  if (text.trim() === "" || !Number.isFinite(value) || value < minimum || (maximum !== undefined && value > maximum)) {
+    const expected = maximum === undefined ? `a number ≥ ${minimum}` : `a number in [${minimum}, ${maximum}]`;
+    throw new UsageError(`${name} must be ${expected}, got ${JSON.stringify(text)}`);
+  }
   return value;
+}
+
+/** ρ and δ from the command line, each within its range (`THRESHOLD_RANGES`). */
+function coverageAndGap(options: { coverage: string; gap: string }): { coverage: number; gap: number } {
+  return { coverage: numberOption("--coverage", options.coverage, THRESHOLD_RANGES.coverage), gap: numberOption("--gap", options.gap, THRESHOLD_RANGES.gap) };
 }
 
 function storeOf(runDirectory: string): string {
@@ -67,15 +80,41 @@ export function analysisDirectories(runDirectory: string): { llm: string; refere
 }
 
 /** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. */
+/** The LLM analyst's settings from the command line, every number checked before any request is made. */
+function analystSettings(options: AnalyzeCommandOptions, base: { coverage: number; gap: number }) {
+  if (options.analystUrl === undefined || options.analystModel === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
+  httpUrlOption("--analyst-url", options.analystUrl);
+  const runs = integerOption("--runs", options.runs ?? "10", 1);
+  const minRuns = options.minRuns === undefined ? Math.ceil(0.8 * runs) : integerOption("--min-runs", options.minRuns, 1);
+  if (minRuns > runs) throw new UsageError(`--min-runs ${minRuns} is more than --runs ${runs}: no capability could be kept`);
+  const thresholds: AggregationThresholds = { ...base, minRuns };
+  return {
+    analystUrl: options.analystUrl,
+    analystModel: options.analystModel,
+    runs,
+    thresholds,
+    concurrency: integerOption("--concurrency", options.concurrency, 1),
+    contextTokens: integerOption("--context-tokens", options.contextTokens, 1024),
+    maxOutputTokens: integerOption("--max-output-tokens", options.maxOutputTokens, 16),
+    batchSize: integerOption("--batch-size", options.batchSize, 1),
+    maxAttempts: integerOption("--max-attempts", options.maxAttempts, 1),
+    temperature: numberOption("--temperature", options.temperature, { minimum: 0 }),
+  };
+}
+
+/** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. Options are checked first. */
 export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
+  const base = coverageAndGap(options);
+  if (options.labeler !== "reference" && options.labeler !== "llm") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
+  if (options.labeler === "reference" && (options.runs !== undefined || options.minRuns !== undefined)) {
+    throw new UsageError("the reference labeler is deterministic: it writes one run and keeps a capability that passes it (min-runs 1); drop --runs and --min-runs");
+  }
+  const settings = options.labeler === "llm" ? analystSettings(options, base) : undefined;
+  if (options.out !== undefined) checkDirectoryPath(options.out, "--out");
   const file = storeOf(runDirectory);
   const directories = analysisDirectories(runDirectory);
-  const base = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap) };
   let directory: string;
-  if (options.labeler === "reference") {
-    if (options.runs !== undefined || options.minRuns !== undefined) {
-      throw new UsageError("the reference labeler is deterministic: it writes one run and keeps a capability that passes it (min-runs 1); drop --runs and --min-runs");
-    }
+  if (settings === undefined) {
     directory = options.out ?? directories.reference;
     const store = openTrajectoryStore(file);
     try {
@@ -84,18 +123,15 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     } finally {
       store.close();
     }
-  } else if (options.labeler === "llm") {
-    if (options.analystUrl === undefined || options.analystModel === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
-    const runs = integerOption("--runs", options.runs ?? "10", 1);
-    const thresholds: AggregationThresholds = { ...base, minRuns: options.minRuns === undefined ? Math.ceil(0.8 * runs) : integerOption("--min-runs", options.minRuns, 1) };
+  } else {
     let candidates: CandidatesFile | undefined;
     if (options.candidates === "reference") candidates = { candidates: [...REFERENCE_CAPABILITIES] };
     else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
     directory = options.out ?? directories.llm;
     const client = createChatClient({
-      baseUrl: options.analystUrl,
-      model: options.analystModel,
-      maxConcurrency: integerOption("--concurrency", options.concurrency, 1),
+      baseUrl: settings.analystUrl,
+      model: settings.analystModel,
+      maxConcurrency: settings.concurrency,
       ...(options.analystApiKey === undefined ? {} : { apiKey: options.analystApiKey }),
     });
     const store = openTrajectoryStore(file);
@@ -103,21 +139,21 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
       const result = await analyzeWithAnalyst({
         store,
         client,
-        model: options.analystModel,
+        model: settings.analystModel,
         outDirectory: directory,
-        runs,
-        thresholds,
-        contextTokens: integerOption("--context-tokens", options.contextTokens, 1024),
-        maxOutputTokens: integerOption("--max-output-tokens", options.maxOutputTokens, 16),
-        batchSize: integerOption("--batch-size", options.batchSize, 1),
-        maxAttempts: integerOption("--max-attempts", options.maxAttempts, 1),
-        temperature: fraction("--temperature", options.temperature),
+        runs: settings.runs,
+        thresholds: settings.thresholds,
+        contextTokens: settings.contextTokens,
+        maxOutputTokens: settings.maxOutputTokens,
+        batchSize: settings.batchSize,
+        maxAttempts: settings.maxAttempts,
+        temperature: settings.temperature,
         ...(candidates === undefined ? {} : { candidates }),
         onProgress: options.quiet === true ? undefined : (line) => process.stderr.write(`${line}\n`),
       });
       const failed = [...result.failures.values()].reduce((sum, list) => sum + list.reduce((count, failure) => count + failure.keys.length, 0), 0);
       const usage = client.usage();
-      log(`analyst ${options.analystModel}: ${usage.requests} requests, ${usage.promptTokens} prompt / ${usage.completionTokens} completion tokens; ${failed} trajectory-runs left unlabeled`);
+      log(`analyst ${settings.analystModel}: ${usage.requests} requests, ${usage.promptTokens} prompt / ${usage.completionTokens} completion tokens; ${failed} trajectory-runs left unlabeled`);
       if (failed > 0) {
         log(`some labels could not be obtained (see the run files' "failures"); rerun the same command to retry them`);
         process.exitCode = 2;
@@ -125,11 +161,32 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     } finally {
       store.close();
     }
-  } else {
-    throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
   }
   const report = writeAnalysisReport({ directory, title: runDirectory, llmDirectory: directories.llm, referenceDirectory: directories.reference });
   return { directory, report };
+}
+
+export interface AggregateCommandOptions {
+  runs: string;
+  out: string;
+  coverage: string;
+  gap: string;
+  minRuns: string;
+}
+
+/**
+ * `trace analyze aggregate`: thresholds in range, `--runs` a directory holding at least `--min-runs` run files and
+ * `--out` writable, all checked before the run files are read; then aggregates and writes.
+ */
+export function runAggregateCommand(options: AggregateCommandOptions): ScoresFile {
+  const thresholds: AggregationThresholds = { ...coverageAndGap(options), minRuns: integerOption("--min-runs", options.minRuns, 1) };
+  checkExistingDirectory(options.runs, "--runs");
+  checkOutputFilePath(options.out, "--out", { createDirectory: true });
+  const runFiles = listRunFiles(options.runs).length;
+  if (runFiles > 0 && thresholds.minRuns > runFiles) {
+    throw new UsageError(`--min-runs ${thresholds.minRuns} is more than the ${runFiles} run file${runFiles === 1 ? "" : "s"} in ${options.runs}: no capability could be kept`);
+  }
+  return aggregateDirectory({ runsDirectory: options.runs, out: options.out, thresholds });
 }
 
 /** `trace analyze report RUN`: the report of an existing analysis. */
@@ -178,9 +235,8 @@ export function registerAnalyzeCommands(program: Command): void {
     .option("--coverage <rho>", "ρ: minimum coverage in a run", String(PAPER_THRESHOLDS.coverage))
     .option("--gap <delta>", "δ: minimum contrastive gap in a run", String(PAPER_THRESHOLDS.gap))
     .option("--min-runs <m>", "m: runs a capability must pass to be kept", String(PAPER_THRESHOLDS.minRuns))
-    .action((options: { runs: string; out: string; coverage: string; gap: string; minRuns: string }) => {
-      const thresholds = { coverage: fraction("--coverage", options.coverage), gap: fraction("--gap", options.gap), minRuns: integerOption("--min-runs", options.minRuns, 1) };
-      const scores = aggregateDirectory({ runsDirectory: options.runs, out: options.out, thresholds });
+    .action((options: AggregateCommandOptions) => {
+      const scores = runAggregateCommand(options);
       write(formatCapabilityTable(scores));
       write(`kept ${scores.capabilities.filter((score) => score.status === "kept").length} of ${scores.capabilities.length} capabilities over ${scores.runs} runs; wrote ${options.out}`);
     });

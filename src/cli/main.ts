@@ -34,6 +34,23 @@ export function createProgram(): Command {
   return program;
 }
 
+/**
+ * A Node file-system error on a path (ENOENT, ENOTDIR, EEXIST, EISDIR, EACCES, …): what an unusable path given on the
+ * command line leads to where no check caught it first. Its message names the call and the path.
+ */
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  if (!(error instanceof Error)) return false;
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) && typeof syscall === "string" && typeof path === "string";
+}
+
+/** Whether an error is the user's input (printed as one line) rather than a fault (printed with its stack). */
+function isUserError(error: unknown): error is Error {
+  if (DataFileError.isInstance(error) || isFileSystemError(error)) return true;
+  // Errors of the project name themselves (`override readonly name = "XError"`); plain Error and TypeError are faults.
+  return error instanceof Error && error.name.endsWith("Error") && error.name !== "Error" && error.name !== "TypeError";
+}
+
 /** Runs the CLI; returns the process exit code. Known input errors print one clear line, not a stack trace. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
@@ -42,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (DataFileError.isInstance(error) || (error instanceof Error && error.name.endsWith("Error") && error.name !== "Error" && error.name !== "TypeError")) {
+    if (isUserError(error)) {
       process.stderr.write(`trace: ${error.message}\n`);
       return 1;
     }

@@ -1,6 +1,7 @@
 /** `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker. */
 import type { Command } from "commander";
 import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
+import { checkDirectoryPath } from "../run/path-checks.js";
 import { integerOption } from "./integer-option.js";
 
 const SHAPE_OPTIONS: { flag: string; key: keyof TinyModelShape; minimum: number; help: string }[] = [
@@ -27,6 +28,7 @@ export function registerModelCommands(program: Command): void {
   initTiny
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
     .action(async (directory: string, options: TinyModelShape & { python?: string }) => {
+      checkDirectoryPath(directory, "checkpoint directory");
       const shape: TinyModelShape = {};
       for (const option of SHAPE_OPTIONS) {
         const value = options[option.key];

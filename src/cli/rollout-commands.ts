@@ -1,17 +1,18 @@
 /** `trace rollout`, `trace import` and `trace export`: run policies in an environment into a run directory's store. */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_MAX_ERRORS } from "../envs/tau2/conversation-rules.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
-import { tau2RunInfo } from "../envs/tau2/results-file.js";
+import { checkTau2ResultsDomain, checkTau2SimulationTasks, readTau2Results, tau2RunInfo } from "../envs/tau2/results-file.js";
 import type { Tau2Task } from "../envs/tau2/task-schema.js";
 import { createChatClient } from "../models/chat-client.js";
 import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { buildRunReport, type ErrorGroup } from "../rollout/run-report.js";
 import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "../store/exchange.js";
+import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { integerOption } from "./integer-option.js";
@@ -71,6 +72,18 @@ function number(name: string, text: string): number {
   return value;
 }
 
+/** An http(s) URL given as `name`, or a UsageError naming the option and the value. */
+export function httpUrlOption(name: string, text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) throw new UsageError(`${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+  return url;
+}
+
 function storeFile(runDir: string): string {
   return openRunDirectory(runDir).storeFile;
 }
@@ -92,6 +105,10 @@ function formatSummary(summary: RolloutSummary): string {
 /** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
 export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
   const domain = domainOf(options.env);
+  const run = openRunDirectory(options.out);
+  run.checkPath();
+  httpUrlOption("--agent-url", options.agentUrl);
+  if (options.userUrl !== undefined) httpUrlOption("--user-url", options.userUrl);
   const data = loadTau2Domain(domain, options.dataDir);
   const environment = createTau2Environment(data);
   const requestedTasks = options.tasks === undefined ? undefined : options.tasks.split(",").map((id) => id.trim()).filter((id) => id !== "");
@@ -112,8 +129,8 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
     seed: integerOption("--seed", options.seed, 0),
     tasks: tasks.map((task) => task.id),
   };
-  mkdirSync(options.out, { recursive: true });
-  writeFileSync(openRunDirectory(options.out).configFile, JSON.stringify(config, null, 2) + "\n");
+  run.create();
+  writeFileSync(run.configFile, JSON.stringify(config, null, 2) + "\n");
 
   const policy = createChatClient({ baseUrl: config.agent.url, model: config.agent.model, maxConcurrency: config.concurrency, ...(options.agentApiKey ? { apiKey: options.agentApiKey } : {}) });
   const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);
@@ -164,10 +181,23 @@ async function withStoreAsync<T>(file: string, fn: (store: TrajectoryStore) => P
   }
 }
 
+/**
+ * Refuses, before anything is written, a results file `trace import` would store wrongly: one of another domain than
+ * `--env`'s, or with a simulation whose task is not among the file's tasks (nothing could grade or export it).
+ */
+function checkImportedResults(results: string, env: string): void {
+  const loaded = readTau2Results(results);
+  checkTau2ResultsDomain(results, loaded.file, domainOf(env), `--env ${env}`);
+  checkTau2SimulationTasks(results, loaded.simulations, new Set(loaded.tasks.map((task) => task.id)), "the results file's tasks");
+}
+
 /** `trace import`: a τ²-bench results file into RUN_DIR/store.sqlite. */
 export function runImportCommand(results: string, options: { env: string; out: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
   domainOf(options.env);
-  mkdirSync(options.out, { recursive: true });
+  const run = openRunDirectory(options.out);
+  run.checkPath();
+  checkImportedResults(results, options.env);
+  run.create();
   const outcome = withStore(storeFile(options.out), (store) => {
     const imported = importTau2Results(store, results, options.env);
     const summary = store.summary({ environment: options.env });
@@ -223,13 +253,21 @@ function exportTasks(store: TrajectoryStore, options: { runDir: string; env: str
 
 /** `trace export`: a run directory's episodes as a τ²-bench results file or JSON Lines. */
 export function runExportCommand(runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
-  const domain = domainOf(options.env);
   if (options.format !== "tau2" && options.format !== "jsonl") throw new UsageError(`unknown export format ${JSON.stringify(options.format)} (expected tau2 or jsonl)`);
+  // A τ²-bench results file is τ²'s; JSON Lines takes any environment the store holds (e.g. a user's own target).
+  const domain = options.format === "tau2" ? domainOf(options.env) : undefined;
   const file = storeFile(runDir);
   if (!existsSync(file)) throw new UsageError(`${runDir} has no store.sqlite (not a run directory)`);
+  checkOutputFilePath(options.out, "--out");
   let exported: number;
-  if (options.format === "jsonl") {
-    exported = withStore(file, (store) => exportJsonl(store, options.out, { environment: options.env }));
+  if (domain === undefined) {
+    exported = withStore(file, (store) => {
+      if (store.listEpisodes({ environment: options.env }).length === 0) {
+        const held = [...new Set(store.listEpisodes().map((record) => record.environment))];
+        throw new UsageError(`${runDir} has no episodes of ${JSON.stringify(options.env)} (environments: ${held.join(", ") || "none"})`);
+      }
+      return exportJsonl(store, options.out, { environment: options.env });
+    });
   } else {
     const config = readRunManifest(runDir, options.env, domain);
     exported = withStore(file, (store) => {
@@ -304,7 +342,7 @@ export function registerRolloutCommands(program: Command): void {
     .command("export")
     .description("export a run directory's finished episodes (tau2) or all episodes (jsonl)")
     .argument("<run-dir>", "run directory")
-    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
+    .requiredOption("--env <env>", "tau2-airline or tau2-retail; with jsonl, any environment the run holds")
     .requiredOption("--format <format>", "tau2 or jsonl")
     .requiredOption("--out <file>", "output file")
     .option("--data-dir <dir>", "domain directory for the tasks and policy embedded in a tau2 file (default: the one config.json names, else the tasks kept by trace import)")

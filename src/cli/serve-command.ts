@@ -10,6 +10,7 @@ import { openRunDirectory } from "../run/run-directory.js";
 import { createRoutedChatServer, type UpstreamServer } from "../serving/routed-chat-server.js";
 import { RunNotServableError } from "../serving/run-not-servable-error.js";
 import { integerOption } from "./integer-option.js";
+import { UsageError } from "./usage-error.js";
 
 /** Where `trace serve` listens unless told otherwise. */
 export const DEFAULT_SERVE_PORT = 8080;
@@ -131,13 +132,23 @@ async function serveUntilStopped(runDirectory: string, options: { port: number; 
   }
 }
 
+/** The highest TCP port. */
+const MAXIMUM_PORT = 65_535;
+
+/** `--port`: an integer in [0, 65535] (checked before the run's worker is started), or a UsageError. */
+export function portOption(text: string): number {
+  const port = integerOption("--port", text, 0);
+  if (port > MAXIMUM_PORT) throw new UsageError(`--port must be an integer ≤ ${MAXIMUM_PORT}, got ${JSON.stringify(text)}`);
+  return port;
+}
+
 /** Adds `trace serve RUN [--port N] [--host H]` to the program. */
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description("serve a finished run's routed agent as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it")
     .argument("<run>", "run directory written by `trace run` (with eval/routing.json and trained adapters)")
-    .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_SERVE_PORT})`, (text: string) => integerOption("--port", text, 0), DEFAULT_SERVE_PORT)
+    .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_SERVE_PORT})`, portOption, DEFAULT_SERVE_PORT)
     .option("--host <host>", "address to bind", "127.0.0.1")
     .action(async (runDirectory: string, options: { port: number; host: string }) => {
       await serveUntilStopped(runDirectory, options);

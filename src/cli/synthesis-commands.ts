@@ -143,7 +143,7 @@ function runTarget(runDirectory: string, options: SynthesizeCommandOptions): { t
   const targetName = options.target ?? runEnvironments(runDirectory)[0];
   if (targetName === undefined) throw new UsageError(`no target: pass --target (tau2-airline or tau2-retail); ${openRunDirectory(runDirectory).configFile} names none`);
   const target = parseSynthesisTarget(targetName);
-  const dataDir = options.dataDir ?? readRunManifest(runDirectory, target, targetDomain(target)).dataDirectory;
+  const dataDir = options.dataDir ?? readRunManifest(runDirectory, target.name, targetDomain(target)).dataDirectory;
   const policyFile = dataDir === undefined ? undefined : path.join(dataDir, "policy.md");
   const policyText = policyFile !== undefined && existsSync(policyFile) ? readFileSync(policyFile, "utf8") : "(the target's policy is not available; keep to the tools' own constraints)";
   return { target, policyText };

@@ -1,10 +1,13 @@
 /** `trace tau2 gold` and `trace tau2 grade`: check the τ²-bench environments and re-grade τ²-bench results. */
+import path from "node:path";
 import type { Command } from "commander";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { goldConversation } from "../envs/tau2/gold-trajectory.js";
 import { gradeTau2 } from "../envs/tau2/grade.js";
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS } from "../envs/tau2/conversation-rules.js";
-import { readTau2Results, tau2RunInfo, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
+import { checkTau2ResultsDomain, readTau2Results, tau2ResultsDomain, tau2RunInfo, UnknownTau2TaskError, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
+import { checkOutputFilePath } from "../run/path-checks.js";
+import { UsageError } from "./usage-error.js";
 
 interface CommonOptions {
   domain: string;
@@ -13,12 +16,16 @@ interface CommonOptions {
   out?: string;
 }
 
+/** `trace tau2 grade`'s options: the domain defaults to the one the results file names. */
+type GradeOptions = Omit<CommonOptions, "domain"> & { domain?: string };
+
 function formatReward(value: number | null | undefined): string {
   return value === null || value === undefined ? "  -  " : value.toFixed(3);
 }
 
 /** Gold replay: every task's gold actions + communicated items, graded. */
 export function runGold(options: CommonOptions, write: (line: string) => void): { n: number; perfect: number } {
+  if (options.out !== undefined) checkOutputFilePath(options.out, "--out");
   const data = loadTau2Domain(options.domain, options.dataDir);
   const rows: { task_id: string; reward: number }[] = [];
   const simulations: (Tau2Simulation & { rewardInfo: ReturnType<typeof gradeTau2>["rewardInfo"] })[] = [];
@@ -42,17 +49,29 @@ export function runGold(options: CommonOptions, write: (line: string) => void): 
   return { n: rows.length, perfect };
 }
 
-/** Re-grades a τ²-bench results file and compares with the recorded rewards. */
-export function runGrade(results: string, options: CommonOptions, write: (line: string) => void): { n: number; agree: number; disagree: number } {
-  const data = loadTau2Domain(options.domain, options.dataDir);
+/**
+ * Re-grades a τ²-bench results file and compares with the recorded rewards. The domain is the file's
+ * (`info.environment_info.domain_name`); `--domain` must agree with it, and is needed only when the file names none.
+ * Every simulation's task must be in the file or the data directory; all is checked before any grading.
+ */
+export function runGrade(results: string, gradeOptions: GradeOptions, write: (line: string) => void): { n: number; agree: number; disagree: number } {
+  if (gradeOptions.out !== undefined) checkOutputFilePath(gradeOptions.out, "--out");
   const loaded = readTau2Results(results);
+  const domain = gradeOptions.domain ?? tau2ResultsDomain(loaded.file);
+  if (domain === undefined) throw new UsageError(`${results} names no domain (info.environment_info.domain_name); pass --domain`);
+  if (gradeOptions.domain !== undefined) checkTau2ResultsDomain(results, loaded.file, gradeOptions.domain, "--domain");
+  const options: CommonOptions = { ...gradeOptions, domain };
+  const data = loadTau2Domain(options.domain, options.dataDir);
   const tasksById = new Map(data.tasks.map((task) => [task.id, task]));
   for (const task of loaded.tasks) if (!tasksById.has(task.id)) tasksById.set(task.id, task);
+  const tasked = loaded.simulations.map((simulation) => {
+    const task = tasksById.get(simulation.taskId);
+    if (task === undefined) throw new UnknownTau2TaskError(results, simulation.id, simulation.taskId, `the results file's tasks or ${path.join(options.dataDir, "tasks.json")}`);
+    return { simulation, task };
+  });
   const rows: { id: string; task_id: string; recorded: number | null; recomputed: number; replay_mismatches: number }[] = [];
   const regraded: (Tau2Simulation & { rewardInfo: ReturnType<typeof gradeTau2>["rewardInfo"] })[] = [];
-  for (const simulation of loaded.simulations) {
-    const task = tasksById.get(simulation.taskId);
-    if (task === undefined) throw new Error(`${results}: simulation ${simulation.id} refers to task ${simulation.taskId}, which is in neither the results file nor ${options.dataDir}/tasks.json`);
+  for (const { simulation, task } of tasked) {
     const grade = gradeTau2(data, task, simulation.messages, simulation.termination);
     const recorded = typeof simulation.recordedRewardInfo?.reward === "number" ? simulation.recordedRewardInfo.reward : null;
     rows.push({ id: simulation.id, task_id: simulation.taskId, recorded, recomputed: grade.rewardInfo.reward, replay_mismatches: grade.replayMismatches.length });
@@ -91,11 +110,11 @@ export function registerTau2Commands(program: Command): void {
     .command("grade")
     .description("re-grade a τ²-bench results file and compare with the recorded rewards")
     .argument("<results>", "τ²-bench results JSON")
-    .requiredOption("--domain <domain>", "airline or retail")
+    .option("--domain <domain>", "airline or retail (default: the one the results file names; refused when it names another)")
     .requiredOption("--data-dir <dir>", "directory with tasks.json, db.json, policy.md")
     .option("--json", "end with one JSON line {n, agree, disagree, simulations}")
     .option("--out <file>", "write the re-graded simulations as a τ²-bench results file")
-    .action((results: string, options: CommonOptions) => {
+    .action((results: string, options: GradeOptions) => {
       runGrade(results, options, write);
     });
 }

@@ -3,12 +3,14 @@
  * it finishes and is skipped on a later run while that marker exists (delete a marker to redo a stage); the report is
  * printed at the end either way.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { RunArtifactError } from "../run/run-artifact-error.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
 import { checkRoleEndpoints } from "./endpoints.js";
+import { handWrittenRunner } from "./environment-loader.js";
 import { runBaseStage } from "./base-stage.js";
 import { runCompareStage } from "./compare-stage.js";
 import { runEvaluateStage } from "./evaluate-stage.js";
@@ -88,19 +90,41 @@ export function configurationDifferences(recorded: ResolvedPipelineConfig, curre
   });
 }
 
+/**
+ * With hand-written environments, every module `environments.map` names must exist: checked before any stage runs
+ * (an `UnknownEnvironmentModuleError` names the capability, the module and the known modules), not when the
+ * synthesize stage reaches a kept capability.
+ */
+export function checkEnvironmentMap(config: ResolvedPipelineConfig): void {
+  if (config.environments.source !== "hand-written") return;
+  for (const [capability, module] of Object.entries(config.environments.map)) handWrittenRunner(capability, module);
+}
+
+/** The configuration a run directory recorded (`config.json`); a file that is not JSON is a `RunArtifactError`. */
+function recordedConfiguration(file: string): ResolvedPipelineConfig {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as ResolvedPipelineConfig;
+  } catch (error) {
+    throw new RunArtifactError(file, [`not JSON (${error instanceof Error ? error.message : String(error)})`], { cause: error });
+  }
+}
+
 /** Refuses a run directory of another configuration (unless starting over), then records this one in `config.json`. */
 function claimRunDirectory(config: ResolvedPipelineConfig, startOver: boolean): void {
-  const file = openRunDirectory(config.runDirectory).configFile;
+  const run = openRunDirectory(config.runDirectory);
+  // Before --start-over deletes anything: a run directory that is a file is refused, not removed.
+  run.checkPath();
+  const file = run.configFile;
   if (startOver && existsSync(config.runDirectory)) rmSync(config.runDirectory, { recursive: true, force: true });
   if (existsSync(file)) {
-    const recorded = JSON.parse(readFileSync(file, "utf8")) as ResolvedPipelineConfig;
+    const recorded = recordedConfiguration(file);
     // A `trace rollout` manifest (no `target`) is not a pipeline run; its store is reused as the rollout stage's.
     if (recorded.target !== undefined && recorded.model !== undefined) {
       const differences = configurationDifferences({ ...recorded, roles: recorded.roles ?? { policy: "worker", router: "worker" }, endpoints: recorded.endpoints ?? {} }, config);
       if (differences.length > 0) throw new RunConfigurationMismatchError(config.runDirectory, differences);
     }
   }
-  mkdirSync(config.runDirectory, { recursive: true });
+  run.create();
   writeFileSync(file, JSON.stringify(config, null, 2) + "\n");
 }
 
@@ -135,6 +159,7 @@ function stageRunner(stage: PipelineStage, context: PipelineContext, trainer: Gr
 export async function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
   const { config, log } = options;
   checkRoleEndpoints(config);
+  checkEnvironmentMap(config);
   claimRunDirectory(config, options.startOver === true);
   const context = createPipelineContext(config, log);
   const stages: PipelineResult["stages"] = [];

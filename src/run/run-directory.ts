@@ -26,6 +26,7 @@ import { ENVIRONMENT_REPORT_FILE, environmentReportSchema, MODULE_FILE, type Env
 import { capabilityEnvironmentEntrySchema, environmentIndexSchema, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
 import type { EvaluationResults } from "./evaluation-results.js";
 import { readJsonArtifact, writeJsonArtifact } from "./json-artifact.js";
+import { checkDirectoryPath } from "./path-checks.js";
 import { routingFileSchema, type RoutingFile } from "./routing-file.js";
 import { stageMarkerSchema, type StageMarker } from "./stage-marker.js";
 import { trainedAdapterSchema, type TrainedAdapter } from "./trained-adapter.js";
@@ -39,6 +40,17 @@ const TRAINING_FILE = "training.json";
 /** A run directory; `root` as given (relative paths stay relative to the current directory). */
 export class RunDirectory {
   constructor(readonly root: string) {}
+
+  /** Creates the directory (with its parents); a path that is a file or lies under one is an `UnusablePathError`. */
+  create(): void {
+    this.checkPath();
+    mkdirSync(this.root, { recursive: true });
+  }
+
+  /** Refuses (`UnusablePathError`) a root that is a file or lies under one; a missing directory is fine. */
+  checkPath(): void {
+    checkDirectoryPath(this.root, "run directory");
+  }
 
   /** `path` relative to the run directory, as artifacts record it. */
   relative(file: string): string {

@@ -143,6 +143,52 @@ export function readTau2Results(file: string): { file: Tau2ResultsFile; tasks: T
   return { file: parsed, tasks: parsed.tasks, simulations };
 }
 
+/** The domain a results file names (`info.environment_info.domain_name`), or undefined when it names none. */
+export function tau2ResultsDomain(file: Tau2ResultsFile): string | undefined {
+  const environmentInfo = file.info.environment_info;
+  if (environmentInfo === null || typeof environmentInfo !== "object") return undefined;
+  const name = (environmentInfo as Record<string, unknown>).domain_name;
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
+/** A results file of one domain used as another's (`requested` came from `option`, e.g. `--domain` or `--env`). */
+export class Tau2DomainMismatchError extends Error {
+  override readonly name = "Tau2DomainMismatchError";
+  constructor(
+    readonly file: string,
+    readonly fileDomain: string,
+    readonly requestedDomain: string,
+    readonly option: string,
+  ) {
+    super(`${file}: the results file is of domain ${JSON.stringify(fileDomain)} (info.environment_info.domain_name), but ${option} asks for ${JSON.stringify(requestedDomain)}`);
+  }
+}
+
+/** Refuses a results file that names a domain other than `domain` (one that names none passes). */
+export function checkTau2ResultsDomain(file: string, results: Tau2ResultsFile, domain: string, option: string): void {
+  const fileDomain = tau2ResultsDomain(results);
+  if (fileDomain !== undefined && fileDomain !== domain) throw new Tau2DomainMismatchError(file, fileDomain, domain, option);
+}
+
+/** A simulation of a results file whose task is not among the tasks available (`searched` says where they came from). */
+export class UnknownTau2TaskError extends Error {
+  override readonly name = "UnknownTau2TaskError";
+  constructor(
+    readonly file: string,
+    readonly simulationId: string,
+    readonly taskId: string,
+    readonly searched: string,
+  ) {
+    super(`${file}: simulation ${simulationId} refers to task ${JSON.stringify(taskId)}, which is not in ${searched}`);
+  }
+}
+
+/** Refuses the first simulation whose task id `tasks` lacks. */
+export function checkTau2SimulationTasks(file: string, simulations: readonly Tau2Simulation[], tasks: ReadonlySet<string> | ReadonlyMap<string, unknown>, searched: string): void {
+  const unknown = simulations.find((simulation) => !tasks.has(simulation.taskId));
+  if (unknown !== undefined) throw new UnknownTau2TaskError(file, unknown.id, unknown.taskId, searched);
+}
+
 /** τ²-bench's required `info` block (`Info`): who played agent and user, limits, and the domain's policy. */
 export function tau2RunInfo(options: {
   domain: string;
