@@ -15,6 +15,9 @@ RUN_DIR="${RUN_DIR:-runs/gpu-qwen3-0.6b-shape}"
 if [ -z "${TRACE_PYTHON:-}" ] && [ ! -x .venv/bin/python ]; then export TRACE_PYTHON="$(command -v python3)"; fi
 python="${TRACE_PYTHON:-.venv/bin/python}"
 "$python" -c 'import torch; assert torch.cuda.is_available(), "no CUDA device"; print("cuda:", torch.cuda.get_device_name(0))'
+# The worker's HTTP server (uvicorn): from PyPI where there is network, else from .device/wheels (scripts/worker-wheels.sh).
+bash scripts/worker-wheels.sh install "$python" || exit 1
+if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
 [ -f dist/cli/main.js ] || npm run build
 # The configuration, with the model path and the data directory overridden when given.
 resolved="$(mktemp --suffix=.json)"

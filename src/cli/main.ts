@@ -11,6 +11,7 @@ import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
 import { registerWorkerCommands } from "./worker-commands.js";
+import { escapeControlCharacters } from "../synthesis/validation/module-text.js";
 
 /** Builds the CLI program (exported for tests). */
 export function createProgram(): Command {
@@ -60,7 +61,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (isUserError(error)) {
-      process.stderr.write(`trace: ${error.message}\n`);
+      // Messages can carry text from a module or an endpoint: control characters are escaped so one error is one line.
+      process.stderr.write(`trace: ${escapeControlCharacters(error.message)}\n`);
       return 1;
     }
     throw error;
