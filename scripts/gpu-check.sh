@@ -14,7 +14,11 @@ python="${PYTHON:-python3}"
 # .device/wheels (`bash scripts/worker-wheels.sh` downloads them beforehand, where there is network).
 bash scripts/worker-wheels.sh install "$python" || exit 1
 if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
-"$python" -c 'import torch, transformers, peft; print(f"torch {torch.__version__} transformers {transformers.__version__} peft {peft.__version__} gpus {torch.cuda.device_count()} {torch.cuda.get_device_name() if torch.cuda.is_available() else \"\"}")'
+"$python" - <<'PY'
+import torch, transformers, peft
+name = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"
+print(f"torch {torch.__version__} transformers {transformers.__version__} peft {peft.__version__} gpus {torch.cuda.device_count()} {name}")
+PY
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   TRACE_WORKER_TEST_DEVICE=cuda "$python" -m pytest -q -p no:cacheprovider worker/tests 2>&1 | tee "$out/pytest-cuda.log" | tail -n 25
   tests=$?
