@@ -6,6 +6,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
 import type { ChatClient } from "../models/chat-client.js";
+import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { ToolCall } from "../spec/message.js";
@@ -146,4 +147,67 @@ test("a grader that throws or returns a non-number fails the episode with the gr
   await assert.rejects(play("throws"), /target graders: the grader of task throws threw: boom/);
   await assert.rejects(play("string"), /the grader of task string returned "yes", not a reward in \[0, 1\]/);
   await assert.rejects(play("nan"), /the grader of task nan returned \{"reward":null\}, not a reward/);
+});
+
+test("an MCP target graded by an LLM judge on the judge role, with the LLM user on the user role (scripted endpoints)", async () => {
+  const server = await startFakeChatServer((request, res) => {
+    const first = (request.body.messages as { role: string; content: string }[])[0]!;
+    if (first.content.includes("You grade one conversation")) {
+      // The judge: passes a conversation in which the ticket was closed.
+      return sendJson(res, 200, chatBody({ content: `Verdict: {"reward": ${first.content.includes("close_ticket") ? 1 : 0}, "reason": "checked"}` }));
+    }
+    // The user: the request, then the stop token.
+    const spoken = (request.body.messages as { role: string }[]).filter((message) => message.role === "assistant").length;
+    sendJson(res, 200, chatBody({ content: spoken === 0 ? "Hi, alice@example.com here, please close T-101." : "Thanks! ###STOP###" }));
+  });
+  try {
+    const [domain] = await loadTargetDomains(
+      parsePipelineConfig(
+        {
+          name: "judged",
+          model: { path: path.join(scratch, "model") },
+          target: { kind: "mcp", user: "llm", mcp: { name: "judged", command: process.execPath, args: ["--import", "tsx", path.join(example, "mcp-server.ts")], cwd: root, tasksFile: path.join(example, "tasks.json"), state: "restart", grader: { judge: {} } } },
+          analysis: { labeler: "llm" },
+          endpoints: { scripted: { url: server.baseUrl, model: "scripted" } },
+          roles: { analyst: "scripted", user: "scripted", judge: "scripted" },
+        },
+        "test",
+        { runDirectory: path.join(scratch, "judged-run") },
+      ),
+    );
+    const environment = domain!.environment;
+    const task = environment.task("t01");
+    const closing = await runEpisode({ environment, task, policy: scriptedPolicy([...closeAlicesTicket.slice(0, 2), "Done."]), user: domain!.makeUser(task) });
+    assert.equal(closing.trajectory.termination, "user_stop");
+    assert.deepEqual([closing.trajectory.reward?.reward, closing.trajectory.reward?.details?.judge], [1, "checked"]);
+    const idle = await runEpisode({ environment, task, policy: scriptedPolicy(["I cannot help."]), user: domain!.makeUser(task) });
+    assert.equal(idle.trajectory.reward?.reward, 0);
+    const judgePrompt = server.received.map((request) => (request.body.messages as { content: string }[])[0]!.content).find((content) => content.includes("You grade one conversation"))!;
+    assert.match(judgePrompt, /<rubric>\nThe final state of the tickets matches/);
+    assert.ok(server.received.some((request) => (request.body.messages as { content: string }[])[0]!.content.includes("You are playing the role of a user")), "the LLM user's guidelines are the built-in ones");
+  } finally {
+    await server.close();
+  }
+});
+
+test("grader failures through the rollout runner: each such episode is stored as an error naming the grader, the others finish", async () => {
+  const file = path.join(scratch, "half-graders.ts");
+  writeFileSync(
+    file,
+    `export default { name: "half", tools: [{ name: "noop", description: "", parameters: { type: "object", properties: {} } }],
+      tasks: [{ id: "good", instructions: "i" }, { id: "bad", instructions: "i" }],
+      runTool: () => "ok",
+      grade: ({ task }) => (task.id === "good" ? 1 : "not a number") };`,
+  );
+  const [domain] = await loadTargetDomains(config({ kind: "module", module: file }));
+  const store = openTrajectoryStore(path.join(scratch, "half.sqlite"));
+  try {
+    const summary = await runRollouts({ environment: domain!.environment, tasks: domain!.tasks, trials: 1, concurrency: 2, store, makePolicy: () => scriptedPolicy(["###STOP###"]), makeUser: domain!.makeUser });
+    assert.deepEqual([summary.finished, summary.failed], [1, 1]);
+    const [failed] = store.listEpisodes({ environment: "half", status: "failed" });
+    assert.equal(failed!.taskId, "bad");
+    assert.match(String(failed!.error), /TargetGradeError: target half: the grader of task bad returned "not a number", not a reward in \[0, 1\]/);
+  } finally {
+    store.close();
+  }
 });
