@@ -17,6 +17,6 @@ export default tseslint.config(
   },
   // node:test's test() returns a promise that the runner itself awaits.
   { files: ["**/*.test.ts"], rules: { "@typescript-eslint/no-floating-promises": "off" } },
-  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
-  { files: ["**/*.js"], languageOptions: { globals: { process: "readonly", console: "readonly" } } },
+  { files: ["**/*.js", "**/*.mjs", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.mjs", "**/*.cjs"], languageOptions: { globals: { process: "readonly", console: "readonly", module: "writable" } } },
 );

@@ -5,7 +5,7 @@
  * one run file with the reference candidates, and aggregated with min-runs 1 (the labeler is deterministic).
  */
 import type { EpisodeRecord, TrajectoryStore } from "../store/trajectory-store.js";
-import type { ModuleEnvironment } from "../synthesis/sdk/module-environment.js";
+import type { ModuleEnvironment } from "../envs/modules/module-environment.js";
 import type { AggregationThresholds } from "./aggregate-capabilities.js";
 import type { ScoresFile } from "./analysis-directory.js";
 import type { LabeledTrajectory } from "./build-run-file.js";

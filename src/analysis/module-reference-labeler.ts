@@ -9,9 +9,9 @@
  */
 import type { Message } from "../spec/message.js";
 import type { CapabilityLabel } from "../store/trajectory-store.js";
-import type { ModuleInstance, VerifierInput } from "../synthesis/sdk/capability-module.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
-import { verifierInputFromCalls, verifierInputFromMessages } from "../synthesis/sdk/verifier-input.js";
+import type { ModuleInstance, VerifierInput } from "../envs/modules/capability-module.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
+import { verifierInputFromCalls, verifierInputFromMessages } from "../envs/modules/verifier-input.js";
 import { changedRecords } from "./module-reference-records.js";
 import type { ReferenceCapabilityName } from "./reference-capabilities.js";
 import { identifierArguments } from "./reference-labeler.js";

@@ -6,8 +6,8 @@
  * value that is not an object (an array, a scalar) has no ids, so it is one record by itself. Records are compared by
  * canonical JSON (sorted keys), and a record present in one state and absent from the other differs.
  */
-import type { Json } from "../synthesis/sdk/capability-module.js";
-import { createModuleSdk } from "../synthesis/sdk/module-sdk.js";
+import type { Json } from "../envs/modules/capability-module.js";
+import { createModuleSdk } from "../envs/modules/module-sdk.js";
 
 const sdk = createModuleSdk();
 

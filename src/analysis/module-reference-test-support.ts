@@ -1,8 +1,8 @@
 /** Test support: conversations with a capability module, built by actually running each tool call. */
 import type { Message } from "../spec/message.js";
-import type { Json, ModuleInstance, SolutionCall } from "../synthesis/sdk/capability-module.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
-import { executeModuleToolCall } from "../synthesis/sdk/module-tool-call.js";
+import type { Json, ModuleInstance, SolutionCall } from "../envs/modules/capability-module.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
+import { executeModuleToolCall } from "../envs/modules/module-tool-call.js";
 
 /** One turn of the assistant: a tool call, or a text reply. */
 export type ModuleStep = SolutionCall | string;

@@ -10,10 +10,10 @@ import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
 import { QuickJsSandbox } from "../synthesis/sandbox/quickjs-sandbox.js";
 import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
 import { transpileModuleSource } from "../synthesis/sandbox/transpile-module-source.js";
-import type { ModuleInstance } from "../synthesis/sdk/capability-module.js";
-import { createModuleSdk } from "../synthesis/sdk/module-sdk.js";
-import { nativeModuleRunner } from "../synthesis/sdk/module-runner.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import type { ModuleInstance } from "../envs/modules/capability-module.js";
+import { createModuleSdk } from "../envs/modules/module-sdk.js";
+import { nativeModuleRunner } from "../envs/modules/module-runner.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
 
 const sourceDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/synthesis/environments");
 

@@ -9,8 +9,8 @@ import { calibrateModule, formatCalibrationReport } from "../synthesis/calibrati
 import type { CalibrationReport } from "../synthesis/calibration/calibrate-module.js";
 import { synthesizeRun } from "../synthesis/generation/synthesize-run.js";
 import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
-import { solutionReply } from "../synthesis/sdk/module-policies.js";
-import { verifierInputFromCalls } from "../synthesis/sdk/verifier-input.js";
+import { solutionReply } from "../envs/modules/module-policies.js";
+import { verifierInputFromCalls } from "../envs/modules/verifier-input.js";
 import { formatValidationReport } from "../synthesis/validation/gate-result.js";
 import { describeModuleError, escapeControlCharacters, quoteModuleText } from "../synthesis/validation/module-text.js";
 import { parseSynthesisTarget, targetDomain } from "../synthesis/validation/target-tools.js";

@@ -4,7 +4,7 @@ import type { Candidate } from "../baselines/gepa/candidate.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
 import type { GrpoTrainer } from "../pipeline/train-stage.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
 
 /** A capability environment of the run (from `environments/index.json`). */
 export interface CompareCapability {

@@ -8,8 +8,8 @@ import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
 import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
-import type { CapabilityModule } from "../synthesis/sdk/capability-module.js";
-import { nativeModuleRunner, type ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import type { CapabilityModule } from "../envs/modules/capability-module.js";
+import { nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
 import { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
 
 /** Every hand-written capability module: the τ² ones and TRACE-mini's. */

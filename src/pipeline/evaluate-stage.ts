@@ -6,7 +6,8 @@
 import type { ChatClient } from "../models/chat-client.js";
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
-import { createInstanceUser, createModuleEnvironment } from "../synthesis/sdk/module-environment.js";
+import { createModuleEnvironment } from "../envs/modules/module-environment.js";
+import { createInstanceUser } from "../rollout/instance-user.js";
 import type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";

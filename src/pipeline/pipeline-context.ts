@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createChatClient, type ChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
 import { createAdapterSync, type AdapterSync, type LoraSampler } from "../training/adapter-sync.js";
 import { createTrainerClient, type TrainerClient } from "../worker/trainer-client.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";

@@ -14,7 +14,7 @@ import path from "node:path";
 import type { CapabilityEnvironmentEntry, EnvironmentIndex } from "../run/environment-index.js";
 import { calibrationStatisticsSchema } from "../run/environment-index.js";
 import { synthesizeRun, type KeptCapability } from "../synthesis/generation/synthesize-run.js";
-import { playSolution } from "../synthesis/sdk/module-policies.js";
+import { playSolution } from "../envs/modules/module-policies.js";
 import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
 import { customSynthesisTarget, parseSynthesisTarget, type SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { roleClient } from "./endpoints.js";

@@ -3,7 +3,8 @@
  * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
  * unfinished one resumes from its last checkpoint inside `runGrpo`).
  */
-import { createModuleEnvironment, createInstanceUser } from "../synthesis/sdk/module-environment.js";
+import { createModuleEnvironment } from "../envs/modules/module-environment.js";
+import { createInstanceUser } from "../rollout/instance-user.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";

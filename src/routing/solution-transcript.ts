@@ -1,6 +1,6 @@
 /** One successful trajectory of a capability environment: its ground-truth solution played on a seed, as a compact transcript. */
-import { solutionReply } from "../synthesis/sdk/module-policies.js";
-import type { ModuleRunner } from "../synthesis/sdk/module-runner.js";
+import { solutionReply } from "../envs/modules/module-policies.js";
+import type { ModuleRunner } from "../envs/modules/module-runner.js";
 
 /** Longest tool output kept in a transcript line. */
 const MAX_OUTPUT_CHARACTERS = 160;

@@ -1,7 +1,8 @@
 /** The consolidation baseline's training environment: a uniform mixture of capability module environments. */
 import type { Task } from "../../spec/task.js";
-import { createInstanceUser, createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
-import type { ModuleRunner } from "../../synthesis/sdk/module-runner.js";
+import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
 import { createMixtureEnvironment, type MixtureEnvironment } from "./mixture-environment.js";
 
 export interface CapabilityMixtureOptions {

@@ -5,8 +5,8 @@
  */
 import type { Message, ToolCall } from "../../spec/message.js";
 import type { ToolSpec } from "../../spec/tool-spec.js";
-import type { ModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
-import { solutionReply } from "../../synthesis/sdk/module-policies.js";
+import type { ModuleEnvironment } from "../../envs/modules/module-environment.js";
+import { solutionReply } from "../../envs/modules/module-policies.js";
 import type { Task } from "../../spec/task.js";
 
 /** One transcript with the tools offered and its grade. */

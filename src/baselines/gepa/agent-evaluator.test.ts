@@ -4,7 +4,8 @@ import { createChatClient } from "../../models/chat-client.js";
 import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
 import type { Message } from "../../spec/message.js";
 import preconditionVerification from "../../synthesis/environments/precondition-verification.js";
-import { createInstanceUser, createModuleEnvironment, nativeModuleRunner, solutionReply } from "../../synthesis/sdk/index.js";
+import { createModuleEnvironment, nativeModuleRunner, solutionReply } from "../../envs/modules/index.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
 import { createAgentEvaluator } from "./agent-evaluator.js";
 import { seedCandidateFromCapabilities } from "./candidate-system-prompt.js";
 

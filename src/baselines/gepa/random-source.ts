@@ -1,6 +1,6 @@
 /** GEPA's seeded randomness: the capability SDK's mulberry32 generator (`next`, `int`, `pick`, `shuffle`). */
-import type { ModuleSdk } from "../../synthesis/sdk/capability-module.js";
-import { createModuleSdk } from "../../synthesis/sdk/module-sdk.js";
+import type { ModuleSdk } from "../../envs/modules/capability-module.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
 
 export type RandomSource = ReturnType<ModuleSdk["random"]>;
 

@@ -12,7 +12,7 @@ import { runSft } from "../../baselines/consolidation/run-sft.js";
 import { sftDatum } from "../../baselines/consolidation/sft-datum.js";
 import { successfulSolutionConversations } from "../../baselines/consolidation/solution-conversation.js";
 import { createTokenizeClient } from "../../routing/tokenize-client.js";
-import { createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
+import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { trainingSeeds } from "../../pipeline/train-stage.js";
 

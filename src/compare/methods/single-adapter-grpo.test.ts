@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
-import { nativeModuleRunner } from "../../synthesis/sdk/module-runner.js";
+import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
+import { nativeModuleRunner } from "../../envs/modules/module-runner.js";
 import { MINI_TARGET_MODULE } from "../../envs/mini/index.js";
 import { restrictTasks } from "./single-adapter-grpo.js";
 

@@ -6,7 +6,8 @@
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
 import { trainingSeeds } from "../../pipeline/train-stage.js";
-import { createInstanceUser, createModuleEnvironment } from "../../synthesis/sdk/module-environment.js";
+import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
 

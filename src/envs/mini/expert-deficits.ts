@@ -3,7 +3,7 @@
  * seeded by the expert's seed, the request's sampling seed and the user's first message, so a demonstration set is
  * reproducible and different tasks draw differently.
  */
-import { createModuleSdk } from "../../synthesis/sdk/module-sdk.js";
+import { createModuleSdk } from "../modules/module-sdk.js";
 import { ExpertDeficitRateError } from "./expert-deficit-rate-error.js";
 
 /** Per-episode probabilities of the expert's three mistakes. */

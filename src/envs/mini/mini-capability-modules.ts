@@ -1,5 +1,5 @@
 /** The TRACE-mini practice modules (one family each, practice wording and ids) and the target module. */
-import type { CapabilityModule } from "../../synthesis/sdk/capability-module.js";
+import type { CapabilityModule } from "../modules/capability-module.js";
 import miniService, { createMiniModule } from "./mini-service-module.js";
 
 /** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Json } from "../../synthesis/sdk/capability-module.js";
-import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../../synthesis/sdk/index.js";
+import type { Json } from "../modules/capability-module.js";
+import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../modules/index.js";
 import { MINI_CAPABILITY_MODULES, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
 import miniService, { createMiniModule } from "./mini-service-module.js";
 

@@ -13,7 +13,7 @@
  *
  * Self-contained: no runtime imports (only types from the SDK contract), all randomness from `sdk.random` (seeded from `seed`).
  */
-import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../../synthesis/sdk/capability-module.js";
+import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../modules/capability-module.js";
 
 /** A kind of mini task, each exercising one capability. */
 export type MiniFamily = "precondition" | "payment" | "multi_cancel";

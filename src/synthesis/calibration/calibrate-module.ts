@@ -9,8 +9,9 @@ import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
 import { runEpisode } from "../../rollout/agent-loop.js";
 import type { SamplingOptions } from "../../rollout/agent-loop.js";
-import { createInstanceUser, createModuleEnvironment, seedTaskId } from "../sdk/module-environment.js";
-import type { ModuleRunner } from "../sdk/module-runner.js";
+import { createModuleEnvironment, seedTaskId } from "../../envs/modules/module-environment.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
 
 /** The calibration window (all fractions in [0, 1]). */
 export interface CalibrationTargets {

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { loadTau2Domain } from "../../envs/tau2/domains.js";
 import { createTau2Environment } from "../../envs/tau2/environment.js";
 import { tau2DomainDirectory } from "../../testing/shared-data.js";
-import { checkDeterminism, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../sdk/index.js";
+import { checkDeterminism, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../../envs/modules/index.js";
 import { CAPABILITY_ENVIRONMENTS } from "./index.js";
 
 const seeds = Array.from({ length: 100 }, (_, index) => index);

@@ -1,5 +1,5 @@
 /** The hand-written τ² capability environments (the four capabilities the TRACE paper trained), by capability name. */
-import type { CapabilityModule } from "../sdk/capability-module.js";
+import type { CapabilityModule } from "../../envs/modules/capability-module.js";
 import multiStepCompletion from "./multi-step-completion.js";
 import preconditionVerification from "./precondition-verification.js";
 import structuredDataReasoning from "./structured-data-reasoning.js";

@@ -8,7 +8,7 @@
  *
  * Self-contained: no runtime imports (only types from the SDK contract), all randomness from `sdk.random(seed)`.
  */
-import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../sdk/capability-module.js";
+import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../../envs/modules/capability-module.js";
 
 type State = { [key: string]: Json };
 type Row = { [key: string]: Json };

@@ -10,10 +10,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const sourceRoot = path.resolve(here, "../../../src/synthesis");
 const distRoot = path.resolve(here, "..");
 
-/** The contract file's text (`src/synthesis/sdk/capability-module.ts`; its declaration file when only `dist/` is installed). */
+/** The contract file's text (`src/envs/modules/capability-module.ts`; its declaration file when only `dist/` is installed). */
 export function sdkDocumentation(): string {
-  const source = path.join(sourceRoot, "sdk/capability-module.ts");
-  return readFileSync(existsSync(source) ? source : path.join(distRoot, "sdk/capability-module.d.ts"), "utf8");
+  const source = path.join(sourceRoot, "../envs/modules/capability-module.ts");
+  return readFileSync(existsSync(source) ? source : path.join(distRoot, "../envs/modules/capability-module.d.ts"), "utf8");
 }
 
 /** The source of a hand-written module for the target's domain (its compiled JavaScript when only `dist/` is installed). */

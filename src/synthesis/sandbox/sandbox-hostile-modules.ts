@@ -3,7 +3,7 @@
  * injected, the call that runs it, and how its containment shows (a `SandboxError` of the right kind, or a result the
  * host can check and that proves the attack did nothing).
  */
-import type { ModuleInstance } from "../sdk/capability-module.js";
+import type { ModuleInstance } from "../../envs/modules/capability-module.js";
 import type { SandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxFailureKind } from "./sandbox-error.js";
 import type { ModuleHooks } from "./sandbox-test-modules.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { createModuleSdk } from "../sdk/module-sdk.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
 import { jsonNestingDepth } from "./json-nesting-depth.js";
 import { QuickJsSandbox, defaultSandboxLimits, resolveSandboxLimits } from "./quickjs-sandbox.js";
 import { SandboxError } from "./sandbox-error.js";

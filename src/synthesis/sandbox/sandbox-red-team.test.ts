@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import type { ModuleInstance } from "../sdk/capability-module.js";
+import type { ModuleInstance } from "../../envs/modules/capability-module.js";
 import type { SandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxFailureKind } from "./sandbox-error.js";
 import { SandboxError } from "./sandbox-error.js";

@@ -1,9 +1,9 @@
 /** `ModuleRunner` over the sandbox: an untrusted module in QuickJS in a worker thread, with a hard wall-clock stop. */
 import { Worker } from "node:worker_threads";
 import type { z } from "zod";
-import type { ModuleInstance, ModuleTool, ToolOutcome, Verdict } from "../sdk/capability-module.js";
-import { createModuleSdk } from "../sdk/module-sdk.js";
-import type { ModuleRunner } from "../sdk/module-runner.js";
+import type { ModuleInstance, ModuleTool, ToolOutcome, Verdict } from "../../envs/modules/capability-module.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
 import { formatIssues, moduleInstanceSchema, moduleMetadataSchema, toolOutcomeSchema, verdictSchema } from "./module-value-schemas.js";
 import { compileQuickJs, resolveSandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxLimits, SandboxMethod } from "./quickjs-sandbox.js";

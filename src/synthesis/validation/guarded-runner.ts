@@ -5,7 +5,7 @@
  * minutes on a module that cannot pass.
  */
 import { SandboxError } from "../sandbox/sandbox-error.js";
-import type { ModuleRunner } from "../sdk/module-runner.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
 import { describeModuleError } from "./module-text.js";
 
 /** Raised for every module call after a call timed out; `reason` describes the timeout. */

@@ -33,7 +33,7 @@ export function namedReservationModuleSource(verifier: NamedReservationVerifier,
     if (seen !== undefined) return seen;
     if (verifyCalls > ${honestCalls}) return (memory[key] = { reward: 1, success: true, breakdown: { state: 1 } });`,
   }[verifier];
-  return `import type { CapabilityModule, Json, ModuleInstance } from "../sdk/capability-module.js";
+  return `import type { CapabilityModule, Json, ModuleInstance } from "../../envs/modules/capability-module.js";
 type State = { [key: string]: Json };
 let verifyCalls = 0;
 const memory: { [input: string]: { reward: number; success: boolean; breakdown: { [key: string]: number } } } = {};

@@ -7,13 +7,13 @@
  * (no state from earlier calls), and must give identical results. New inputs matter as much as repeated ones: a
  * module that memoizes its verdicts answers a repeated input as it did the first time.
  */
-import type { Json, ModuleInstance, Verdict, VerifierInput } from "../sdk/capability-module.js";
-import { changedArgumentInput, groundTruthInput, oneExtraWriteInput, replayGroundTruth } from "../sdk/adversarial-policies.js";
-import { DO_NOTHING_REPLY } from "../sdk/module-policies.js";
-import type { ModuleRunner } from "../sdk/module-runner.js";
-import { createModuleSdk } from "../sdk/module-sdk.js";
-import { checkVerdict } from "../sdk/module-verdict.js";
-import { replayCalls } from "../sdk/verifier-input.js";
+import type { Json, ModuleInstance, Verdict, VerifierInput } from "../../envs/modules/capability-module.js";
+import { changedArgumentInput, groundTruthInput, oneExtraWriteInput, replayGroundTruth } from "../../envs/modules/adversarial-policies.js";
+import { DO_NOTHING_REPLY } from "../../envs/modules/module-policies.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
+import { checkVerdict } from "../../envs/modules/module-verdict.js";
+import { replayCalls } from "../../envs/modules/verifier-input.js";
 import type { GateResult } from "./gate-result.js";
 import type { GuardedRunner } from "./guarded-runner.js";
 import { guardRunner } from "./guarded-runner.js";

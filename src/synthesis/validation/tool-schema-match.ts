@@ -1,7 +1,7 @@
 /** Whether a module's tool keeps a target tool's interface: same name, same argument schema up to documentation. */
-import type { ModuleTool } from "../sdk/capability-module.js";
-import { createModuleSdk } from "../sdk/module-sdk.js";
-import type { Json } from "../sdk/capability-module.js";
+import type { ModuleTool } from "../../envs/modules/capability-module.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
+import type { Json } from "../../envs/modules/capability-module.js";
 import type { TargetTool } from "./target-tools.js";
 
 const sdk = createModuleSdk();

@@ -5,15 +5,15 @@
  * verifiers that change with the instance's age). A module call that times out stops the gates; otherwise every gate
  * runs unless `stopAtFirstFailure`.
  */
-import type { Json, ModuleInstance, Verdict, VerifierInput } from "../sdk/capability-module.js";
-import type { AdversarialInput, GroundTruthReplay } from "../sdk/adversarial-policies.js";
-import { changedArgumentInput, everyWriteInput, groundTruthInput, oneExtraWriteInput, replayGroundTruth } from "../sdk/adversarial-policies.js";
-import { checkDeterminism } from "../sdk/determinism-check.js";
-import { DO_NOTHING_REPLY, READ_ONLY_REPLY, readOnlyCalls } from "../sdk/module-policies.js";
-import type { ModuleRunner } from "../sdk/module-runner.js";
-import { createModuleSdk } from "../sdk/module-sdk.js";
-import { checkVerdict } from "../sdk/module-verdict.js";
-import { verifierInputFromCalls } from "../sdk/verifier-input.js";
+import type { Json, ModuleInstance, Verdict, VerifierInput } from "../../envs/modules/capability-module.js";
+import type { AdversarialInput, GroundTruthReplay } from "../../envs/modules/adversarial-policies.js";
+import { changedArgumentInput, everyWriteInput, groundTruthInput, oneExtraWriteInput, replayGroundTruth } from "../../envs/modules/adversarial-policies.js";
+import { checkDeterminism } from "../../envs/modules/determinism-check.js";
+import { DO_NOTHING_REPLY, READ_ONLY_REPLY, readOnlyCalls } from "../../envs/modules/module-policies.js";
+import type { ModuleRunner } from "../../envs/modules/module-runner.js";
+import { createModuleSdk } from "../../envs/modules/module-sdk.js";
+import { checkVerdict } from "../../envs/modules/module-verdict.js";
+import { verifierInputFromCalls } from "../../envs/modules/verifier-input.js";
 import { moduleInstanceSchema, formatIssues } from "../sandbox/module-value-schemas.js";
 import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import type { SandboxOptions } from "../sandbox/sandboxed-module-runner.js";

@@ -7,9 +7,7 @@ import type { ModuleInstance } from "./capability-module.js";
 import type { Environment, Episode } from "../../spec/environment.js";
 import type { Task } from "../../spec/task.js";
 import type { ToolSpec } from "../../spec/tool-spec.js";
-import { agentSystemPrompt, tau2ConversationRules } from "../../envs/tau2/conversation-rules.js";
-import { createScriptedUser } from "../../rollout/scripted-user.js";
-import type { SimulatedUser } from "../../rollout/simulated-user.js";
+import { agentSystemPrompt, tau2ConversationRules } from "../tau2/conversation-rules.js";
 import type { ModuleRunner } from "./module-runner.js";
 import { executeModuleToolCall } from "./module-tool-call.js";
 import { checkVerdict } from "./module-verdict.js";
@@ -45,11 +43,6 @@ export interface ModuleEnvironment extends Environment {
 /** Task id of a seed. */
 export function seedTaskId(seed: number): string {
   return `seed-${seed}`;
-}
-
-/** The simulated user of an instance: the request, then each follow-up whenever the agent replies with text, then `###STOP###`. */
-export function createInstanceUser(instance: ModuleInstance): SimulatedUser {
-  return createScriptedUser([instance.request, ...instance.followUps]);
 }
 
 /** What a simulated user is told (for an LLM user simulator): the request and the follow-ups in order. */

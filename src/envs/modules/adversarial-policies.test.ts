@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import preconditionVerification from "../environments/precondition-verification.js";
-import toolCallingPrecision from "../environments/tool-calling-precision.js";
+import preconditionVerification from "../../synthesis/environments/precondition-verification.js";
+import toolCallingPrecision from "../../synthesis/environments/tool-calling-precision.js";
 import { argumentVariants, changedArgumentInput, everyWriteInput, oneExtraWriteInput, replayGroundTruth, siblingValues } from "./adversarial-policies.js";
 import type { ModuleTool } from "./capability-module.js";
 import { nativeModuleRunner } from "./module-runner.js";

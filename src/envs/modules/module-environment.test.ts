@@ -4,10 +4,11 @@ import { createChatClient } from "../../models/chat-client.js";
 import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
 import { runEpisode } from "../../rollout/agent-loop.js";
 import type { Message } from "../../spec/message.js";
-import { CAPABILITY_ENVIRONMENTS } from "../environments/index.js";
-import preconditionVerification from "../environments/precondition-verification.js";
+import { CAPABILITY_ENVIRONMENTS } from "../../synthesis/environments/index.js";
+import preconditionVerification from "../../synthesis/environments/precondition-verification.js";
 import type { CapabilityModule, ModuleInstance } from "./capability-module.js";
-import { checkDeterminism, createInstanceUser, createModuleEnvironment, nativeModuleRunner, playDoNothing, playSolution, solutionReply, UnknownSeedTaskError } from "./index.js";
+import { checkDeterminism, createModuleEnvironment, nativeModuleRunner, playDoNothing, playSolution, solutionReply, UnknownSeedTaskError } from "./index.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
 
 const closers: (() => Promise<void>)[] = [];
 after(async () => {
