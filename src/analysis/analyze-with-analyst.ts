@@ -17,7 +17,7 @@ import { CHARACTERS_PER_TOKEN, estimateTokens } from "./context-budget.js";
 import { discoverCapabilities } from "./discover-capabilities.js";
 import { labelingRunName, labelWithAnalyst } from "./label-with-analyst.js";
 import { NoTrajectoriesError } from "./no-trajectories-error.js";
-import { renderTrajectory, type RenderOptions } from "./render-trajectory.js";
+import { renderTrajectory, type RenderOptions } from "../rollout/render-trajectory.js";
 import { listRunFiles, runFileName, type LabelingFailure } from "./run-file.js";
 import { trajectoryKey } from "./trajectory-key.js";
 import { writeJsonFile } from "./write-json-file.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { batchTrajectories, estimateTokens } from "./context-budget.js";
 import { extractJsonObject } from "./model-json.js";
-import { renderTrajectory } from "./render-trajectory.js";
+import { renderTrajectory } from "../rollout/render-trajectory.js";
 
 const item = (key: string, length: number) => ({ key, failed: false, reward: 1, text: "x".repeat(length) });
 

@@ -3,7 +3,7 @@
  * batching of rendered trajectories under a token budget and a count limit. A trajectory too long for the budget on
  * its own is cut in the middle to fit it.
  */
-import { shorten, type RenderedTrajectory } from "./render-trajectory.js";
+import { shorten, type RenderedTrajectory } from "../rollout/render-trajectory.js";
 
 /** Characters per token assumed by the estimate; real tokenizers give 3.5–4.5 on English and JSON. */
 export const CHARACTERS_PER_TOKEN = 3;

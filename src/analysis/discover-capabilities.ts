@@ -8,7 +8,7 @@ import { analysisPrompt } from "./analysis-prompts.js";
 import type { CandidateCapability, CandidatesFile } from "./candidates-file.js";
 import { batchTrajectories, estimateTokens } from "./context-budget.js";
 import { DiscoveryFailedError } from "./discovery-failed-error.js";
-import type { RenderedTrajectory } from "./render-trajectory.js";
+import type { RenderedTrajectory } from "../rollout/render-trajectory.js";
 import { requestStructured, type Validation } from "./structured-request.js";
 
 /** The paper's cap on the dictionary. */

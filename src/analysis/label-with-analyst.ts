@@ -11,7 +11,7 @@ import { analysisPrompt } from "./analysis-prompts.js";
 import type { CandidateCapability } from "./candidates-file.js";
 import { batchTrajectories } from "./context-budget.js";
 import { validateBatchLabels } from "./labeling-output.js";
-import type { RenderedTrajectory } from "./render-trajectory.js";
+import type { RenderedTrajectory } from "../rollout/render-trajectory.js";
 import type { LabelingFailure } from "./run-file.js";
 import { requestStructured } from "./structured-request.js";
 

@@ -6,7 +6,7 @@
 import type { ChatClient } from "../models/chat-client.js";
 import type { Message } from "../spec/message.js";
 import { extractJsonObject } from "./model-json.js";
-import { shorten } from "./render-trajectory.js";
+import { shorten } from "../rollout/render-trajectory.js";
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 

@@ -11,12 +11,12 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pLimit from "p-limit";
-import { createChatTokenizeClient } from "../baselines/consolidation/chat-tokenize-client.js";
-import { runSft } from "../baselines/consolidation/run-sft.js";
-import { sftDatum } from "../baselines/consolidation/sft-datum.js";
+import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
+import { runSft } from "../training/run-sft.js";
+import { sftDatum } from "../training/sft-datum.js";
 import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, MINI_TARGET_MODULE } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
-import { createTokenizeClient } from "../routing/tokenize-client.js";
+import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Message } from "../spec/message.js";
 import type { ToolSpec } from "../spec/tool-spec.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { extractJsonObject } from "../analysis/model-json.js";
-import { renderTrajectory } from "../analysis/render-trajectory.js";
+import { renderTrajectory } from "../rollout/render-trajectory.js";
 import type { GradeInput, GradeResult } from "../envs/custom/target-module.js";
 import type { ChatClient } from "../models/chat-client.js";
 import { fillPromptFile, PROMPTS_ROOT } from "../prompts/prompt-file.js";

@@ -9,7 +9,7 @@ import { createRetrievalRouter } from "../routing/retrieval-router.js";
 import { defaultLabels } from "../routing/routing-labels.js";
 import type { RoutingDecision, RoutingOption } from "../routing/routing-option.js";
 import { solutionTranscript } from "../routing/solution-transcript.js";
-import { createTokenizeClient } from "../routing/tokenize-client.js";
+import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Task } from "../spec/task.js";
 import { createChatClient } from "../models/chat-client.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";

@@ -7,7 +7,7 @@ import { labelTokenIds } from "./routing-labels.js";
 import { routingMessages } from "./routing-prompt.js";
 import type { RoutingDecision, RoutingOption } from "./routing-option.js";
 import { selectRoute } from "./select-route.js";
-import type { Tokenize } from "./tokenize-client.js";
+import type { Tokenize } from "../models/tokenize-client.js";
 
 /** How many `top_logprobs` to ask for (the fallback when the server does not support `logprob_token_ids`). */
 export const ROUTING_TOP_LOGPROBS = 20;

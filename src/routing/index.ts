@@ -8,5 +8,5 @@ export { ROUTING_PROMPT_FILE, routingMessages, routingPromptText } from "./routi
 export { selectRoute } from "./select-route.js";
 export { solutionTranscript } from "./solution-transcript.js";
 export { createRetrievalRouter, RetrievalRouterError, type RetrievalOption, type RetrievalRouter, type RetrievalRouterOptions } from "./retrieval-router.js";
-export { createTokenizeClient, type Tokenize } from "./tokenize-client.js";
-export { TokenizeRequestError } from "./tokenize-request-error.js";
+export { createTokenizeClient, type Tokenize } from "../models/tokenize-client.js";
+export { TokenizeRequestError } from "../models/tokenize-request-error.js";

@@ -12,7 +12,7 @@ import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
 import { createRouter } from "./create-router.js";
 import { LabelNotSingleTokenError } from "./label-not-single-token-error.js";
 import type { RoutingOption } from "./routing-option.js";
-import { createTokenizeClient } from "./tokenize-client.js";
+import { createTokenizeClient } from "../models/tokenize-client.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-router-"));

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LabelNotSingleTokenError } from "./label-not-single-token-error.js";
 import { defaultLabels, labelTokenIds } from "./routing-labels.js";
-import { createTokenizeClient } from "./tokenize-client.js";
+import { createTokenizeClient } from "../models/tokenize-client.js";
 
 const tokenizeByCharacter = (text: string) => Promise.resolve([...text].map((character) => character.charCodeAt(0)));
 

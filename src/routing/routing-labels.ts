@@ -1,6 +1,6 @@
 /** Option labels and the check that each is exactly one token with the sampler's tokenizer. */
 import { LabelNotSingleTokenError } from "./label-not-single-token-error.js";
-import type { Tokenize } from "./tokenize-client.js";
+import type { Tokenize } from "../models/tokenize-client.js";
 
 /** Default labels: "A", "B", …, "Z". */
 export function defaultLabels(count: number): string[] {

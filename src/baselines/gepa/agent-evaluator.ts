@@ -3,7 +3,7 @@
  * system prompt; the score is the episode's reward, the trace the rendered conversation, the feedback the grader's
  * verdict (reward, breakdown, details) and how the episode ended.
  */
-import { renderTrajectory } from "../../analysis/render-trajectory.js";
+import { renderTrajectory } from "../../rollout/render-trajectory.js";
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
 import { runEpisode, type EpisodeResult, type SamplingOptions } from "../../rollout/agent-loop.js";

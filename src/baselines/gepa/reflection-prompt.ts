@@ -1,7 +1,7 @@
 /** The reflection prompt (`prompts/gepa/reflection.md`): a component's current text and the minibatch's outcomes. */
 import path from "node:path";
 import { fillPromptFile, PROMPTS_ROOT } from "../../prompts/prompt-file.js";
-import { shorten } from "../../analysis/render-trajectory.js";
+import { shorten } from "../../rollout/render-trajectory.js";
 import type { EvaluationOutcome } from "./candidate.js";
 
 /** `prompts/gepa/reflection.md` of the package (beside `dist/`). */

@@ -7,11 +7,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
-import { createChatTokenizeClient } from "../../baselines/consolidation/chat-tokenize-client.js";
-import { runSft } from "../../baselines/consolidation/run-sft.js";
-import { sftDatum } from "../../baselines/consolidation/sft-datum.js";
+import { createChatTokenizeClient } from "../../models/chat-tokenize-client.js";
+import { runSft } from "../../training/run-sft.js";
+import { sftDatum } from "../../training/sft-datum.js";
 import { successfulSolutionConversations } from "../../baselines/consolidation/solution-conversation.js";
-import { createTokenizeClient } from "../../routing/tokenize-client.js";
+import { createTokenizeClient } from "../../models/tokenize-client.js";
 import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { trainingSeeds } from "../../pipeline/train-stage.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { importTau2Results } from "../../store/exchange.js";
+import { importTau2Results } from "../../envs/tau2/results-exchange.js";
 import { openTrajectoryStore } from "../../store/trajectory-store.js";
 import { tau2DataDirectory } from "../../testing/shared-data.js";
 import { EXAMPLE_CHARACTERS, EXAMPLE_TRAJECTORIES, failedTrajectoryExamples } from "./failed-trajectory-examples.js";

@@ -4,7 +4,7 @@
  * saw them), else the keys themselves are passed on.
  */
 import { existsSync } from "node:fs";
-import { renderTrajectory } from "../../analysis/render-trajectory.js";
+import { renderTrajectory } from "../../rollout/render-trajectory.js";
 import { trajectoryKey } from "../../analysis/trajectory-key.js";
 import { openTrajectoryStore } from "../../store/trajectory-store.js";
 

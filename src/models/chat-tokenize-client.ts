@@ -1,8 +1,8 @@
 /** A conversation tokenized with the sampler's chat template: the worker's (and vLLM's) `POST /tokenize {messages, tools}`. */
-import { toWireMessages } from "../../models/wire-messages.js";
-import { createTokenizeRequest, type TokenizeEndpoint } from "../../routing/tokenize-client.js";
-import type { Message } from "../../spec/message.js";
-import type { ToolSpec } from "../../spec/tool-spec.js";
+import { toWireMessages } from "./wire-messages.js";
+import { createTokenizeRequest, type TokenizeEndpoint } from "./tokenize-client.js";
+import type { Message } from "../spec/message.js";
+import type { ToolSpec } from "../spec/tool-spec.js";
 
 /** Token ids of `messages` rendered with the chat template, `tools` and the generation prompt. */
 export type ChatTokenize = (messages: readonly Message[], tools: readonly ToolSpec[]) => Promise<number[]>;

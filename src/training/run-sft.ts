@@ -2,9 +2,9 @@
  * Supervised fine-tuning of one adapter over the trainer client: per batch one `cross_entropy` forward-backward
  * (weights scaled by 1 / the batch's weighted tokens, so the loss is the per-token mean) and one AdamW step.
  */
-import type { TrainerClient } from "../../worker/trainer-client.js";
-import type { Datum } from "../../worker/trainer-types.js";
-import { positiveInteger } from "../../rollout/positive-integer.js";
+import type { TrainerClient } from "../worker/trainer-client.js";
+import type { Datum } from "../worker/trainer-types.js";
+import { positiveInteger } from "../rollout/positive-integer.js";
 
 export interface RunSftOptions {
   trainer: TrainerClient;

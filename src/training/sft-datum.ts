@@ -2,10 +2,10 @@
  * A conversation as a cross-entropy datum: the full conversation's tokens with weight 1 on exactly the tokens each
  * assistant turn adds after its prompt prefix (its content, tool calls and end-of-turn token), 0 elsewhere.
  */
-import type { Message } from "../../spec/message.js";
-import type { ToolSpec } from "../../spec/tool-spec.js";
-import type { Datum } from "../../worker/trainer-types.js";
-import type { ChatTokenize } from "./chat-tokenize-client.js";
+import type { Message } from "../spec/message.js";
+import type { ToolSpec } from "../spec/tool-spec.js";
+import type { Datum } from "../worker/trainer-types.js";
+import type { ChatTokenize } from "../models/chat-tokenize-client.js";
 import { TemplatePrefixError } from "./template-prefix-error.js";
 
 export interface SftDatumOptions {

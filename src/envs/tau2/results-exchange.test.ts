@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { readTau2Results } from "../envs/tau2/results-file.js";
-import { tau2DataDirectory } from "../testing/shared-data.js";
-import { exportJsonl, exportTau2Results, importTau2Results, storedTau2Tasks } from "./exchange.js";
-import { openTrajectoryStore, type EpisodeRecord } from "./trajectory-store.js";
+import { readTau2Results } from "./results-file.js";
+import { tau2DataDirectory } from "../../testing/shared-data.js";
+import { exportTau2Results, importTau2Results, storedTau2Tasks } from "./results-exchange.js";
+import { exportJsonl } from "../../store/jsonl-export.js";
+import { openTrajectoryStore, type EpisodeRecord } from "../../store/trajectory-store.js";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "trace-store-exchange-"));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Message } from "../../spec/message.js";
-import { CAPABILITY_ENVIRONMENTS } from "../../synthesis/environments/index.js";
-import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
-import { nativeModuleRunner } from "../../envs/modules/module-runner.js";
-import type { ChatTokenize } from "./chat-tokenize-client.js";
+import type { Message } from "../spec/message.js";
+import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
+import { createModuleEnvironment } from "../envs/modules/module-environment.js";
+import { nativeModuleRunner } from "../envs/modules/module-runner.js";
+import type { ChatTokenize } from "../models/chat-tokenize-client.js";
 import { sftDatum } from "./sft-datum.js";
-import { successfulSolutionConversations } from "./solution-conversation.js";
+import { successfulSolutionConversations } from "../baselines/consolidation/solution-conversation.js";
 import { TemplatePrefixError } from "./template-prefix-error.js";
 
 /** A hand-made ChatML-like template: `START role content… END NL` per message, then `START assistant` (the generation prompt). */

@@ -1,12 +1,11 @@
 /**
- * Moving episodes in and out of the store: τ²-bench results files (both ways) and JSON Lines (out). An imported
+ * Moving episodes between the store and τ²-bench results files (both ways). An imported
  * episode keeps its τ² task in its metadata (`tau2Task`), so the run exports back to a results file on its own.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import type { RewardInfo } from "../spec/reward.js";
-import { readTau2Results, writeTau2Results, type Tau2Simulation } from "../envs/tau2/results-file.js";
-import { taskSchema, type Tau2Task } from "../envs/tau2/task-schema.js";
-import type { EpisodeFilter, EpisodeRecord, TrajectoryStore } from "./trajectory-store.js";
+import type { RewardInfo } from "../../spec/reward.js";
+import { readTau2Results, writeTau2Results, type Tau2Simulation } from "./results-file.js";
+import { taskSchema, type Tau2Task } from "./task-schema.js";
+import type { EpisodeRecord, TrajectoryStore } from "../../store/trajectory-store.js";
 
 /** Success threshold of τ²-bench: reward 1 (up to rounding). */
 const SUCCESS_THRESHOLD = 1 - 1e-6;
@@ -120,28 +119,4 @@ export function importTau2Results(store: TrajectoryStore, resultsFile: string, e
     }
   });
   return simulations.length;
-}
-
-/**
- * Writes episodes (all, or those matching `filter`) as JSON Lines, one `EpisodeRecord` per line with tokens inline
- * on their assistant messages. Written to a temporary file and renamed, so `file` is never half-written.
- * Returns the number of lines.
- */
-export function exportJsonl(store: TrajectoryStore, file: string, filter: EpisodeFilter = {}): number {
-  const temporary = `${file}.${process.pid}.tmp`;
-  const descriptor = openSync(temporary, "w");
-  let count = 0;
-  try {
-    for (const record of store.iterateEpisodes(filter)) {
-      writeSync(descriptor, JSON.stringify(record) + "\n");
-      count++;
-    }
-  } catch (error) {
-    closeSync(descriptor);
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  closeSync(descriptor);
-  renameSync(temporary, file);
-  return count;
 }
