@@ -1,6 +1,5 @@
 /** The `trace` command line: parses arguments and dispatches to the command modules. */
 import { Command, CommanderError } from "commander";
-import { DataFileError } from "../envs/core/data-file-error.js";
 import { registerAnalyzeCommands } from "./analyze-commands.js";
 import { registerCompareCommand } from "./compare-command.js";
 import { registerModelCommands } from "./model-commands.js";
@@ -12,6 +11,7 @@ import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
 import { registerWorkerCommands } from "./worker-commands.js";
 import { escapeControlCharacters } from "../synthesis/validation/module-text.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** Builds the CLI program (exported for tests). */
 export function createProgram(): Command {
@@ -45,14 +45,15 @@ function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
   return typeof code === "string" && /^E[A-Z]+$/.test(code) && typeof syscall === "string" && typeof path === "string";
 }
 
-/** Whether an error is the user's input (printed as one line) rather than a fault (printed with its stack). */
-function isUserError(error: unknown): error is Error {
-  if (DataFileError.isInstance(error) || isFileSystemError(error)) return true;
-  // Errors of the project name themselves (`override readonly name = "XError"`); plain Error and TypeError are faults.
-  return error instanceof Error && error.name.endsWith("Error") && error.name !== "Error" && error.name !== "TypeError";
+/**
+ * Whether an error prints as one line rather than with its stack: an error of the project (`TraceError`, whatever its
+ * category: its message says what went wrong and where), or a file-system error on a path. Anything else is a fault.
+ */
+function isOneLineError(error: unknown): error is Error {
+  return TraceError.isInstance(error) || isFileSystemError(error);
 }
 
-/** Runs the CLI; returns the process exit code. Known input errors print one clear line, not a stack trace. */
+/** Runs the CLI; returns the process exit code. Project errors print one clear line, not a stack trace. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     await createProgram().parseAsync([...argv]);
@@ -60,7 +61,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (isUserError(error)) {
+    if (isOneLineError(error)) {
       // Messages can carry text from a module or an endpoint: control characters are escaped so one error is one line.
       process.stderr.write(`trace: ${escapeControlCharacters(error.message)}\n`);
       return 1;

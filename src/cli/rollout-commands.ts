@@ -19,6 +19,7 @@ import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-s
 import { integerOption } from "./integer-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** The TRACE paper's step limit. */
 export const PAPER_MAX_STEPS = 50;
@@ -213,7 +214,7 @@ export function runImportCommand(results: string, options: { env: string; out: s
  * A τ²-bench results file names the task of every simulation, and τ²-bench's readers (`evaluate-trajs`, `view`) need
  * them; none of the places `trace export` takes tasks from had these. Carries the task ids and where it looked.
  */
-export class ExportTasksNotFoundError extends Error {
+export class ExportTasksNotFoundError extends TraceError {
   override readonly name = "ExportTasksNotFoundError";
 
   constructor(
@@ -224,7 +225,7 @@ export class ExportTasksNotFoundError extends Error {
   ) {
     const shown = taskIds.slice(0, 10).map((id) => JSON.stringify(id)).join(", ");
     const ids = `${taskIds.length === 1 ? "task" : "tasks"} ${shown}${taskIds.length > 10 ? ` and ${taskIds.length - 10} more` : ""}`;
-    super(`cannot export ${environment} of ${runDirectory} as a τ²-bench results file: no task for ${ids} (${searched.join("; ")}); pass --data-dir with the domain's directory (tasks.json, db.json, policy.md)`);
+    super(`cannot export ${environment} of ${runDirectory} as a τ²-bench results file: no task for ${ids} (${searched.join("; ")}); pass --data-dir with the domain's directory (tasks.json, db.json, policy.md)`, { category: "data" });
   }
 }
 

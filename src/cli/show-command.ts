@@ -7,12 +7,13 @@ import type { Command } from "commander";
 import { buildRunReport, formatRunReport, type RunReport } from "../rollout/run-report.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A path that is not a run directory (no `store.sqlite`). */
-export class NotARunError extends Error {
+export class NotARunError extends TraceError {
   override readonly name = "NotARunError";
   constructor(readonly runDirectory: string) {
-    super(`${runDirectory} is not a run directory (no store.sqlite)`);
+    super(`${runDirectory} is not a run directory (no store.sqlite)`, { category: "usage" });
   }
 }
 

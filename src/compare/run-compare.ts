@@ -20,6 +20,7 @@ import { runMixtureMethod, runTargetGrpoMethod } from "./methods/single-adapter-
 import { runTraceMethod } from "./methods/trace-method.js";
 import { methodSeedRecordSchema, type MethodSeedRecord } from "./method-seed-record.js";
 import { writeComparisonReport } from "./report/write-comparison-report.js";
+import { TraceError } from "../spec/trace-error.js";
 
 export interface RunCompareOptions {
   context: PipelineContext;
@@ -29,10 +30,10 @@ export interface RunCompareOptions {
 }
 
 /** No capability environment to train: the synthesize stage kept none. */
-export class NoCapabilityEnvironmentsError extends Error {
+export class NoCapabilityEnvironmentsError extends TraceError {
   override readonly name = "NoCapabilityEnvironmentsError";
   constructor(readonly runDirectory: string) {
-    super(`${runDirectory} has no capability environments (environments/index.json is empty or missing): run the pipeline's synthesize stage first`);
+    super(`${runDirectory} has no capability environments (environments/index.json is empty or missing): run the pipeline's synthesize stage first`, { category: "data" });
   }
 }
 

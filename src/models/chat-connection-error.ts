@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A chat-completions request that failed below HTTP (refused connection, reset socket) on every attempt. */
-export class ChatConnectionError extends Error {
+export class ChatConnectionError extends TraceError {
   override readonly name = "ChatConnectionError";
 
   constructor(
@@ -9,10 +11,10 @@ export class ChatConnectionError extends Error {
     options: { cause?: unknown } = {},
   ) {
     const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super(`POST ${url} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`POST ${url} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${reason}`, { category: "endpoint", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is ChatConnectionError {
+  static override isInstance(value: unknown): value is ChatConnectionError {
     return value instanceof Error && value.name === "ChatConnectionError";
   }
 }

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A chat-completions request the server refused (a 4xx, or a 429/5xx left after every retry); carries its status and body. */
-export class ChatRequestError extends Error {
+export class ChatRequestError extends TraceError {
   override readonly name = "ChatRequestError";
 
   constructor(
@@ -9,10 +11,10 @@ export class ChatRequestError extends Error {
     readonly model: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`POST ${url} → ${status}: ${body.trim() || "(empty body)"}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`POST ${url} → ${status}: ${body.trim() || "(empty body)"}`, { category: "endpoint", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is ChatRequestError {
+  static override isInstance(value: unknown): value is ChatRequestError {
     return value instanceof Error && value.name === "ChatRequestError";
   }
 }

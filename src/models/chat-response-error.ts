@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A 2xx chat-completions response that is not the expected shape; names every problem and keeps the body. */
-export class ChatResponseError extends Error {
+export class ChatResponseError extends TraceError {
   override readonly name = "ChatResponseError";
 
   constructor(
@@ -8,10 +10,10 @@ export class ChatResponseError extends Error {
     readonly body: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`POST ${url} returned a malformed response: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`POST ${url} returned a malformed response: ${problems.join("; ")}`, { category: "endpoint", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is ChatResponseError {
+  static override isInstance(value: unknown): value is ChatResponseError {
     return value instanceof Error && value.name === "ChatResponseError";
   }
 }

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A chat-completions request that ran past its per-attempt timeout on every attempt. */
-export class ChatTimeoutError extends Error {
+export class ChatTimeoutError extends TraceError {
   override readonly name = "ChatTimeoutError";
 
   constructor(
@@ -9,10 +11,10 @@ export class ChatTimeoutError extends Error {
     readonly model: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`POST ${url} timed out after ${timeoutMs} ms (${attempts} attempt${attempts === 1 ? "" : "s"})`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`POST ${url} timed out after ${timeoutMs} ms (${attempts} attempt${attempts === 1 ? "" : "s"})`, { category: "endpoint", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is ChatTimeoutError {
+  static override isInstance(value: unknown): value is ChatTimeoutError {
     return value instanceof Error && value.name === "ChatTimeoutError";
   }
 }

@@ -13,15 +13,16 @@ import type { ScoresFile } from "../analysis/analysis-directory.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { loadTargetDomains } from "./target-tasks.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** Some (trajectory, run) pairs never got valid labels from the analyst; what was labeled is kept for the rerun. */
-export class AnalysisIncompleteError extends Error {
+export class AnalysisIncompleteError extends TraceError {
   override readonly name = "AnalysisIncompleteError";
   constructor(
     readonly unlabeled: number,
     readonly example: string,
   ) {
-    super(`analysis: ${unlabeled} trajectory-runs got no valid labels from the analyst (e.g. ${example}); the labels obtained are kept — rerun the same command to retry the rest`);
+    super(`analysis: ${unlabeled} trajectory-runs got no valid labels from the analyst (e.g. ${example}); the labels obtained are kept — rerun the same command to retry the rest`, { category: "endpoint" });
   }
 }
 

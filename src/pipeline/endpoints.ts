@@ -5,24 +5,25 @@
  */
 import { createChatClient, type ChatClient } from "../models/chat-client.js";
 import { ROLES, WORKER_ENDPOINT, type ResolvedPipelineConfig, type Role } from "./pipeline-config.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A role's endpoint has an `apiKeyEnv` whose variable is not set. */
-export class MissingApiKeyError extends Error {
+export class MissingApiKeyError extends TraceError {
   override readonly name = "MissingApiKeyError";
   constructor(
     readonly role: Role,
     readonly endpoint: string,
     readonly variable: string,
   ) {
-    super(`endpoints.${endpoint}.apiKeyEnv: environment variable ${variable} is not set (needed by the ${role} role)`);
+    super(`endpoints.${endpoint}.apiKeyEnv: environment variable ${variable} is not set (needed by the ${role} role)`, { category: "usage" });
   }
 }
 
 /** A role that the configuration does not assign, asked for by a stage. */
-export class UndefinedRoleError extends Error {
+export class UndefinedRoleError extends TraceError {
   override readonly name = "UndefinedRoleError";
   constructor(readonly role: Role) {
-    super(`roles.${role}: no endpoint is assigned to the ${role} role`);
+    super(`roles.${role}: no endpoint is assigned to the ${role} role`, { category: "usage" });
   }
 }
 

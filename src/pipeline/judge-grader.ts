@@ -9,16 +9,17 @@ import { renderTrajectory } from "../rollout/render-trajectory.js";
 import type { GradeInput, GradeResult } from "../envs/custom/target-module.js";
 import type { ChatClient } from "../models/chat-client.js";
 import { fillPromptFile, PROMPTS_ROOT } from "../prompts/prompt-file.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A judge that never gave a usable answer; carries its last reply. */
-export class JudgeAnswerError extends Error {
+export class JudgeAnswerError extends TraceError {
   override readonly name = "JudgeAnswerError";
   constructor(
     readonly taskId: string,
     readonly reply: string,
     problem: string,
   ) {
-    super(`the judge's answer for task ${taskId} is unusable: ${problem}`);
+    super(`the judge's answer for task ${taskId} is unusable: ${problem}`, { category: "endpoint" });
   }
 }
 

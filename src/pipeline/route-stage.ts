@@ -13,6 +13,7 @@ import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Task } from "../spec/task.js";
 import { createChatClient } from "../models/chat-client.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
+import { PipelineConfigError } from "./pipeline-config-error.js";
 import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { loadTargetDomains } from "./target-tasks.js";
@@ -23,7 +24,7 @@ export async function routingOptions(context: PipelineContext): Promise<RoutingO
   const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
   const adapters = run.readTrainedAdapters();
   const labels = config.routing.labels ?? defaultLabels(adapters.length + 1);
-  if (labels.length !== adapters.length + 1) throw new RangeError(`routing.labels: ${labels.length} labels for ${adapters.length + 1} options (${adapters.length} adapters and "none of these")`);
+  if (labels.length !== adapters.length + 1) throw new PipelineConfigError(run.configFile, [`routing.labels: ${labels.length} labels for ${adapters.length + 1} options (${adapters.length} adapters and "none of these")`]);
   const options: RoutingOption[] = [];
   for (const [index, adapter] of adapters.entries()) {
     const entry = environments.get(adapter.capability)!;

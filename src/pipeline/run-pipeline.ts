@@ -20,6 +20,7 @@ import { runRolloutStage } from "./rollout-stage.js";
 import { runRouteStage } from "./route-stage.js";
 import { runSynthesizeStage } from "./synthesize-stage.js";
 import { runTrainStage, type GrpoTrainer } from "./train-stage.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** The stages in order. */
 export const PIPELINE_STAGES = ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"] as const;
@@ -38,13 +39,13 @@ export interface RunPipelineOptions {
 }
 
 /** The run directory holds a run of another configuration (model, user, target, labeler or environments differ). */
-export class RunConfigurationMismatchError extends Error {
+export class RunConfigurationMismatchError extends TraceError {
   override readonly name = "RunConfigurationMismatchError";
   constructor(
     readonly runDirectory: string,
     readonly differences: readonly string[],
   ) {
-    super(`${runDirectory} holds a run of another configuration (${differences.join("; ")}); use another run directory, or --start-over to delete it and start again`);
+    super(`${runDirectory} holds a run of another configuration (${differences.join("; ")}); use another run directory, or --start-over to delete it and start again`, { category: "usage" });
   }
 }
 

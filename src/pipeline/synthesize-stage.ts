@@ -21,16 +21,17 @@ import { roleClient } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
 import { loadTargetDomains } from "./target-tasks.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A ground-truth solution that does not reach reward 1: the environment is unusable. */
-export class EnvironmentValidationError extends Error {
+export class EnvironmentValidationError extends TraceError {
   override readonly name = "EnvironmentValidationError";
   constructor(
     readonly capability: string,
     readonly seed: number,
     readonly reward: number,
   ) {
-    super(`environment of ${capability}: the ground-truth solution of seed ${seed} gets reward ${reward}, not 1`);
+    super(`environment of ${capability}: the ground-truth solution of seed ${seed} gets reward ${reward}, not 1`, { category: "sandbox" });
   }
 }
 

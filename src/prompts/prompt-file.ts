@@ -5,18 +5,19 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { TraceError } from "../spec/trace-error.js";
 
 /** `prompts/` of the package. */
 export const PROMPTS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prompts");
 
 /** A template whose placeholders were not all given values. */
-export class PromptTemplateError extends Error {
+export class PromptTemplateError extends TraceError {
   override readonly name: string = "PromptTemplateError";
   constructor(
     readonly template: string,
     readonly missing: readonly string[],
   ) {
-    super(`prompt ${template}: no value for ${missing.map((name) => `{{${name}}}`).join(", ")}`);
+    super(`prompt ${template}: no value for ${missing.map((name) => `{{${name}}}`).join(", ")}`, { category: "data" });
   }
 }
 

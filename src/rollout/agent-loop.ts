@@ -28,6 +28,7 @@ import type { AssistantMessage, Message, ToolMessage } from "../spec/message.js"
 import type { Task } from "../spec/task.js";
 import type { TerminationReason, Trajectory } from "../spec/trajectory.js";
 import type { SimulatedUser } from "./simulated-user.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** Sampling parameters sent with every policy request. */
 export interface SamplingOptions {
@@ -79,7 +80,7 @@ export type EndpointSide = "policy" | "user";
  * carries where it happened, the conversation so far and the endpoint's error as `cause`. Not a graded episode: a
  * runner records it as failed (and redoes it), training and calibration stop on it.
  */
-export class EpisodeEndpointError extends Error {
+export class EpisodeEndpointError extends TraceError {
   override readonly name = "EpisodeEndpointError";
   readonly side: EndpointSide;
   readonly environment: string;
@@ -94,7 +95,7 @@ export class EpisodeEndpointError extends Error {
     where: { side: EndpointSide; environment: string; taskId: string; trial: number; steps: number; messages: readonly Message[] },
     options: { cause: unknown },
   ) {
-    super(`the ${where.side === "policy" ? "policy" : "user simulator"}'s endpoint failed: ${withRootCause(options.cause)}`, { cause: options.cause });
+    super(`the ${where.side === "policy" ? "policy" : "user simulator"}'s endpoint failed: ${withRootCause(options.cause)}`, { category: "endpoint", cause: options.cause });
     this.side = where.side;
     this.environment = where.environment;
     this.taskId = where.taskId;
@@ -103,7 +104,7 @@ export class EpisodeEndpointError extends Error {
     this.messages = where.messages;
   }
 
-  static isInstance(value: unknown): value is EpisodeEndpointError {
+  static override isInstance(value: unknown): value is EpisodeEndpointError {
     return value instanceof Error && value.name === "EpisodeEndpointError";
   }
 }

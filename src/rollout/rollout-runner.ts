@@ -23,12 +23,13 @@ import { runEpisode, type SamplingOptions } from "./agent-loop.js";
 import type { SimulatedUser } from "./simulated-user.js";
 import { EpisodesFailedError } from "./episodes-failed-error.js";
 import { positiveInteger } from "./positive-integer.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** The error requests made after an abort fail with. */
-export class RolloutAbortedError extends Error {
+export class RolloutAbortedError extends TraceError {
   override readonly name = "RolloutAbortedError";
   constructor() {
-    super("rollout aborted");
+    super("rollout aborted", { category: "internal" });
   }
 }
 

@@ -6,6 +6,7 @@
  * is a few lines, and the text libraries that offer it (e.g. `natural`) bring far more than this needs.
  */
 import type { RoutingDecision, RoutingOption } from "./routing-option.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A capability option with its example requests (the "none of these" option has none). */
 export interface RetrievalOption extends RoutingOption {
@@ -26,13 +27,13 @@ export interface RetrievalRouter {
 }
 
 /** An option with examples was given none, or no option can take "none of these". */
-export class RetrievalRouterError extends Error {
+export class RetrievalRouterError extends TraceError {
   override readonly name = "RetrievalRouterError";
   constructor(
     readonly option: string,
     message: string,
   ) {
-    super(message);
+    super(message, { category: "data" });
   }
 }
 

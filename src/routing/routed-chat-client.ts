@@ -6,12 +6,13 @@
 import type { ChatClient } from "../models/chat-client.js";
 import type { ChatRequest } from "../models/chat-types.js";
 import type { RoutingDecision } from "./routing-option.js";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A conversation without a user message cannot be routed. */
-export class NoUserMessageError extends Error {
+export class NoUserMessageError extends TraceError {
   override readonly name = "NoUserMessageError";
   constructor(readonly roles: readonly string[]) {
-    super(`cannot route a conversation without a user message (roles: ${roles.join(", ") || "none"})`);
+    super(`cannot route a conversation without a user message (roles: ${roles.join(", ") || "none"})`, { category: "data" });
   }
 }
 

@@ -5,16 +5,17 @@
  */
 import { statSync, type Stats } from "node:fs";
 import path from "node:path";
+import { TraceError } from "../spec/trace-error.js";
 
 /** A path that cannot be used as asked: `what` names its role (e.g. "run directory", "--out"), `reason` why not. */
-export class UnusablePathError extends Error {
+export class UnusablePathError extends TraceError {
   override readonly name = "UnusablePathError";
   constructor(
     readonly what: string,
     readonly path: string,
     readonly reason: string,
   ) {
-    super(`${what} ${path}: ${reason}`);
+    super(`${what} ${path}: ${reason}`, { category: "usage" });
   }
 }
 

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A run directory's artifact that is missing, not JSON, or not of its schema; names the file and every offending path. */
-export class RunArtifactError extends Error {
+export class RunArtifactError extends TraceError {
   override readonly name = "RunArtifactError";
   constructor(
     /** The artifact's file. */
@@ -8,10 +10,10 @@ export class RunArtifactError extends Error {
     readonly problems: readonly string[],
     options: { cause?: unknown } = {},
   ) {
-    super(`${file}: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${file}: ${problems.join("; ")}`, { category: "data", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is RunArtifactError {
+  static override isInstance(value: unknown): value is RunArtifactError {
     return value instanceof Error && value.name === "RunArtifactError";
   }
 }

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A run directory `trace serve` cannot serve: missing, not a run, not routed yet, or without trained adapters. */
-export class RunNotServableError extends Error {
+export class RunNotServableError extends TraceError {
   override readonly name = "RunNotServableError";
   constructor(
     /** The run directory as given. */
@@ -9,10 +11,10 @@ export class RunNotServableError extends Error {
     /** Why the run cannot be served, and what to do. */
     readonly reason: string,
   ) {
-    super(`${runDirectory}: ${reason}`);
+    super(`${runDirectory}: ${reason}`, { category: "usage" });
   }
 
-  static isInstance(value: unknown): value is RunNotServableError {
+  static override isInstance(value: unknown): value is RunNotServableError {
     return value instanceof Error && value.name === "RunNotServableError";
   }
 }

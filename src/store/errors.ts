@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** Errors of the trajectory store; like `DataFileError`, each names the store file and every problem found. */
-export class TrajectoryStoreError extends Error {
+export class TrajectoryStoreError extends TraceError {
   override readonly name: string = "TrajectoryStoreError";
 
   constructor(
@@ -7,10 +9,10 @@ export class TrajectoryStoreError extends Error {
     readonly problems: readonly string[],
     options: { cause?: unknown } = {},
   ) {
-    super(`${file}: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${file}: ${problems.join("; ")}`, { category: "data", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is TrajectoryStoreError {
+  static override isInstance(value: unknown): value is TrajectoryStoreError {
     return value instanceof Error && (value.name === "TrajectoryStoreError" || value.name === "StoreVersionError");
   }
 }

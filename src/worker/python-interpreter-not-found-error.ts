@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** The Python interpreter meant to run the worker does not exist; says how to create the project's virtual environment. */
-export class PythonInterpreterNotFoundError extends Error {
+export class PythonInterpreterNotFoundError extends TraceError {
   override readonly name = "PythonInterpreterNotFoundError";
 
   constructor(
@@ -13,10 +15,11 @@ export class PythonInterpreterNotFoundError extends Error {
     super(
       `Python interpreter not found: ${python} (${origin}). Create the worker's environment in ${repositoryRoot} with ` +
         "`python3 -m venv .venv && .venv/bin/pip install -r worker/requirements.txt`, or set TRACE_PYTHON to an interpreter that has those packages.",
+      { category: "worker" },
     );
   }
 
-  static isInstance(value: unknown): value is PythonInterpreterNotFoundError {
+  static override isInstance(value: unknown): value is PythonInterpreterNotFoundError {
     return value instanceof Error && value.name === "PythonInterpreterNotFoundError";
   }
 }

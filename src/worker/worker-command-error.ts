@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A `python -m trace_worker …` command (other than `serve`) that failed; carries its exit status and stderr tail. */
-export class WorkerCommandError extends Error {
+export class WorkerCommandError extends TraceError {
   override readonly name = "WorkerCommandError";
 
   constructor(
@@ -12,10 +14,10 @@ export class WorkerCommandError extends Error {
   ) {
     const status = signal === null ? `exit code ${exitCode}` : `signal ${signal}`;
     const lastLine = stderrTail.trimEnd().split("\n").at(-1) ?? "";
-    super(`${command.slice(1).join(" ")} failed (${status})${lastLine === "" ? "" : `: ${lastLine}`}`);
+    super(`${command.slice(1).join(" ")} failed (${status})${lastLine === "" ? "" : `: ${lastLine}`}`, { category: "worker" });
   }
 
-  static isInstance(value: unknown): value is WorkerCommandError {
+  static override isInstance(value: unknown): value is WorkerCommandError {
     return value instanceof Error && value.name === "WorkerCommandError";
   }
 }

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A worker request that failed below HTTP: refused connection (no worker listening), reset socket. */
-export class WorkerConnectionError extends Error {
+export class WorkerConnectionError extends TraceError {
   override readonly name = "WorkerConnectionError";
 
   constructor(
@@ -7,10 +9,10 @@ export class WorkerConnectionError extends Error {
     readonly url: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`${method} ${url} failed: ${describeCause(options.cause)}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${method} ${url} failed: ${describeCause(options.cause)}`, { category: "worker", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is WorkerConnectionError {
+  static override isInstance(value: unknown): value is WorkerConnectionError {
     return value instanceof Error && value.name === "WorkerConnectionError";
   }
 }

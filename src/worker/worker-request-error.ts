@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A worker request answered with a non-2xx status; carries the status and the worker's `error.message`, `type` and `param`. */
-export class WorkerRequestError extends Error {
+export class WorkerRequestError extends TraceError {
   override readonly name = "WorkerRequestError";
   /** The worker's own message (`error.message`), or the body text when it sent no JSON error. */
   readonly workerMessage: string;
@@ -16,13 +18,13 @@ export class WorkerRequestError extends Error {
   ) {
     const parsed = parseWorkerError(body);
     const where = parsed.param === null ? "" : ` (${parsed.param})`;
-    super(`${method} ${url} → ${status}: ${parsed.message}${where}`);
+    super(`${method} ${url} → ${status}: ${parsed.message}${where}`, { category: "worker" });
     this.workerMessage = parsed.message;
     this.type = parsed.type;
     this.param = parsed.param;
   }
 
-  static isInstance(value: unknown): value is WorkerRequestError {
+  static override isInstance(value: unknown): value is WorkerRequestError {
     return value instanceof Error && value.name === "WorkerRequestError";
   }
 }

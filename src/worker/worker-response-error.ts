@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A 2xx worker response that is not the shape the protocol promises; names every problem and keeps the body. */
-export class WorkerResponseError extends Error {
+export class WorkerResponseError extends TraceError {
   override readonly name = "WorkerResponseError";
 
   constructor(
@@ -9,10 +11,10 @@ export class WorkerResponseError extends Error {
     readonly body: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`${method} ${url} returned a malformed response: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${method} ${url} returned a malformed response: ${problems.join("; ")}`, { category: "worker", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is WorkerResponseError {
+  static override isInstance(value: unknown): value is WorkerResponseError {
     return value instanceof Error && value.name === "WorkerResponseError";
   }
 }

@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** The worker did not become healthy: its process ended first, or `/health` never answered in time. Carries its stderr tail. */
-export class WorkerStartError extends Error {
+export class WorkerStartError extends TraceError {
   override readonly name = "WorkerStartError";
 
   constructor(
@@ -17,10 +19,10 @@ export class WorkerStartError extends Error {
         ? `did not answer GET /health within ${options.timeoutMs ?? "?"} ms`
         : `exited before it was ready (${signal === null ? `exit code ${exitCode}` : `signal ${signal}`})`;
     const tail = stderrTail.trim() === "" ? " (no stderr output)" : `; its stderr ends:\n${stderrTail.trimEnd()}`;
-    super(`the worker (${command.join(" ")}) ${what}${tail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`the worker (${command.join(" ")}) ${what}${tail}`, { category: "worker", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is WorkerStartError {
+  static override isInstance(value: unknown): value is WorkerStartError {
     return value instanceof Error && value.name === "WorkerStartError";
   }
 }

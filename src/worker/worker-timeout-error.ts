@@ -1,5 +1,7 @@
+import { TraceError } from "../spec/trace-error.js";
+
 /** A worker request that ran past its timeout (the worker may still be working on it). */
-export class WorkerTimeoutError extends Error {
+export class WorkerTimeoutError extends TraceError {
   override readonly name = "WorkerTimeoutError";
 
   constructor(
@@ -8,10 +10,10 @@ export class WorkerTimeoutError extends Error {
     readonly timeoutMs: number,
     options: { cause?: unknown } = {},
   ) {
-    super(`${method} ${url} timed out after ${timeoutMs} ms`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${method} ${url} timed out after ${timeoutMs} ms`, { category: "worker", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is WorkerTimeoutError {
+  static override isInstance(value: unknown): value is WorkerTimeoutError {
     return value instanceof Error && value.name === "WorkerTimeoutError";
   }
 }

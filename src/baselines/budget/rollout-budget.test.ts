@@ -21,7 +21,7 @@ test("a charge past the limit is refused with the numbers and charges nothing; t
   budget.charge("training", 90);
   assert.throws(
     () => budget.charge("selection", 11),
-    (error: unknown) => error instanceof BudgetExceededError && error.category === "selection" && error.requested === 11 && error.spent === 90 && error.limit === 100,
+    (error: unknown) => error instanceof BudgetExceededError && error.budgetCategory === "selection" && error.requested === 11 && error.spent === 90 && error.limit === 100,
   );
   assert.equal(budget.spent(), 90);
   budget.charge("selection", 10);

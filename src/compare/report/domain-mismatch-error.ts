@@ -1,5 +1,7 @@
+import { TraceError } from "../../spec/trace-error.js";
+
 /** One result evaluated other domains than the first result did; carries the method, seed and both domain lists. */
-export class DomainMismatchError extends Error {
+export class DomainMismatchError extends TraceError {
   override readonly name = "DomainMismatchError";
   constructor(
     readonly method: string,
@@ -9,6 +11,7 @@ export class DomainMismatchError extends Error {
   ) {
     super(
       `result of method "${method}" seed ${seed} has domains [${domains.join(", ")}], expected [${expectedDomains.join(", ")}] like the first result`,
+      { category: "data" },
     );
   }
 }

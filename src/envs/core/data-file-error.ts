@@ -1,5 +1,7 @@
+import { TraceError } from "../../spec/trace-error.js";
+
 /** A data file (tasks, database, results) that is missing or malformed; names the file and every problem. */
-export class DataFileError extends Error {
+export class DataFileError extends TraceError {
   override readonly name = "DataFileError";
 
   constructor(
@@ -7,10 +9,10 @@ export class DataFileError extends Error {
     readonly problems: readonly string[],
     options: { cause?: unknown } = {},
   ) {
-    super(`${file}: ${problems.join("; ")}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${file}: ${problems.join("; ")}`, { category: "data", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is DataFileError {
+  static override isInstance(value: unknown): value is DataFileError {
     return value instanceof Error && value.name === "DataFileError";
   }
 }

@@ -1,14 +1,16 @@
+import { TraceError } from "../../spec/trace-error.js";
+
 /** The error a tool raises to refuse a call (τ²-bench's `ValueError`); it becomes an `Error: …` observation. */
-export class ToolError extends Error {
+export class ToolError extends TraceError {
   override readonly name = "ToolError";
   readonly toolName: string | undefined;
 
   constructor(message: string, options: { toolName?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, { category: "data", cause: options.cause });
     this.toolName = options.toolName;
   }
 
-  static isInstance(value: unknown): value is ToolError {
+  static override isInstance(value: unknown): value is ToolError {
     return value instanceof Error && value.name === "ToolError";
   }
 }

@@ -19,25 +19,26 @@ import type { TerminationReason } from "../../spec/trajectory.js";
 import { agentSystemPrompt, tau2ConversationRules } from "../tau2/conversation-rules.js";
 import type { LoadedTargetModule } from "./load-target-module.js";
 import { asTask, targetTaskOf, type GradeResult, type TargetModule, type TargetTask } from "./target-module.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** The target's tool server or state is gone: the episode is an error, not a refused call. */
-export class TargetUnavailableError extends Error {
+export class TargetUnavailableError extends TraceError {
   override readonly name = "TargetUnavailableError";
   constructor(
     readonly target: string,
     message: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`target ${target}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`target ${target}: ${message}`, { category: "target", cause: options.cause });
   }
 
-  static isInstance(value: unknown): value is TargetUnavailableError {
+  static override isInstance(value: unknown): value is TargetUnavailableError {
     return value instanceof Error && value.name === "TargetUnavailableError";
   }
 }
 
 /** A grader that threw, or answered something other than a reward in [0, 1]; carries what it returned. */
-export class TargetGradeError extends Error {
+export class TargetGradeError extends TraceError {
   override readonly name = "TargetGradeError";
   constructor(
     readonly target: string,
@@ -45,7 +46,7 @@ export class TargetGradeError extends Error {
     readonly value: unknown,
     problem: string,
   ) {
-    super(`target ${target}: the grader of task ${taskId} ${problem}`);
+    super(`target ${target}: the grader of task ${taskId} ${problem}`, { category: "target" });
   }
 }
 
@@ -199,12 +200,12 @@ export function createCustomEnvironment(loaded: LoadedTargetModule, options: Cus
 }
 
 /** A task id the target does not have. */
-export class TargetModuleTaskError extends Error {
+export class TargetModuleTaskError extends TraceError {
   override readonly name = "TargetModuleTaskError";
   constructor(
     readonly target: string,
     readonly taskId: string,
   ) {
-    super(`target ${target} has no task ${JSON.stringify(taskId)}`);
+    super(`target ${target} has no task ${JSON.stringify(taskId)}`, { category: "target" });
   }
 }

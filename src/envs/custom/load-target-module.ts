@@ -9,16 +9,17 @@ import { pathToFileURL } from "node:url";
 import { Ajv } from "ajv";
 import { z } from "zod";
 import type { GradeInput, TargetModule, TargetTask, TargetTool } from "./target-module.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A target module (or MCP target) that cannot be used: names the source, the field and the problem. */
-export class TargetModuleError extends Error {
+export class TargetModuleError extends TraceError {
   override readonly name = "TargetModuleError";
   constructor(
     readonly source: string,
     readonly field: string,
     readonly problem: string,
   ) {
-    super(`target ${source}: ${field === "" ? "" : `${field}: `}${problem}`);
+    super(`target ${source}: ${field === "" ? "" : `${field}: `}${problem}`, { category: "target" });
   }
 }
 

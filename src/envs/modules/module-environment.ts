@@ -12,15 +12,16 @@ import type { ModuleRunner } from "./module-runner.js";
 import { executeModuleToolCall } from "./module-tool-call.js";
 import { checkVerdict } from "./module-verdict.js";
 import { verifierInputFromMessages } from "./verifier-input.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A task id that is not `seed-N` for one of the environment's seeds. */
-export class UnknownSeedTaskError extends Error {
+export class UnknownSeedTaskError extends TraceError {
   override readonly name = "UnknownSeedTaskError";
   constructor(
     readonly taskId: string,
     readonly environment: string,
   ) {
-    super(`${environment} has no task ${JSON.stringify(taskId)} (task ids are seed-N for the environment's seeds)`);
+    super(`${environment} has no task ${JSON.stringify(taskId)} (task ids are seed-N for the environment's seeds)`, { category: "usage" });
   }
 }
 

@@ -1,14 +1,15 @@
 /** Checks a module's verdict before the host uses it: reward a finite number in [0, 1], success boolean, numeric breakdown. */
 import type { Verdict } from "./capability-module.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A verifier returned something that is not a well-formed `Verdict`. */
-export class MalformedVerdictError extends Error {
+export class MalformedVerdictError extends TraceError {
   override readonly name = "MalformedVerdictError";
   constructor(
     readonly verdict: unknown,
     readonly problem: string,
   ) {
-    super(`malformed verdict (${problem}): ${JSON.stringify(verdict)}`);
+    super(`malformed verdict (${problem}): ${JSON.stringify(verdict)}`, { category: "sandbox" });
   }
 }
 

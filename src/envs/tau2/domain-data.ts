@@ -7,6 +7,7 @@ import { parseJsonText, readJsonFile, validateJson } from "../core/read-json-fil
 import { ToolKit } from "../core/tool-kit.js";
 import type { Tau2Domain } from "./domain.js";
 import { tasksFileSchema, type Tau2Task } from "./task-schema.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 export interface Tau2DomainData<Tables extends Record<string, object> = Record<string, object>> {
   domain: Tau2Domain<Tables>;
@@ -18,13 +19,13 @@ export interface Tau2DomainData<Tables extends Record<string, object> = Record<s
 }
 
 /** A task that uses τ²-bench features this implementation does not support (e.g. initialization actions). */
-export class UnsupportedTaskError extends Error {
+export class UnsupportedTaskError extends TraceError {
   override readonly name = "UnsupportedTaskError";
   constructor(
     readonly taskId: string,
     readonly feature: string,
   ) {
-    super(`task ${taskId}: ${feature} is not supported`);
+    super(`task ${taskId}: ${feature} is not supported`, { category: "data" });
   }
 }
 

@@ -3,6 +3,7 @@ import { airlineDomain } from "./airline/index.js";
 import type { Tau2Domain, Tau2DomainName } from "./domain.js";
 import { loadTau2DomainData, type Tau2DomainData } from "./domain-data.js";
 import { retailDomain } from "./retail/index.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 export const TAU2_DOMAINS: Readonly<Record<Tau2DomainName, Tau2Domain>> = {
   airline: airlineDomain as unknown as Tau2Domain,
@@ -10,10 +11,10 @@ export const TAU2_DOMAINS: Readonly<Record<Tau2DomainName, Tau2Domain>> = {
 };
 
 /** A domain name that is not airline or retail. */
-export class UnknownDomainError extends Error {
+export class UnknownDomainError extends TraceError {
   override readonly name = "UnknownDomainError";
   constructor(readonly domain: string) {
-    super(`unknown τ²-bench domain ${JSON.stringify(domain)} (expected one of: ${Object.keys(TAU2_DOMAINS).join(", ")})`);
+    super(`unknown τ²-bench domain ${JSON.stringify(domain)} (expected one of: ${Object.keys(TAU2_DOMAINS).join(", ")})`, { category: "usage" });
   }
 }
 

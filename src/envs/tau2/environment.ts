@@ -10,15 +10,16 @@ import type { Tau2DomainData } from "./domain-data.js";
 import { gradeTau2, toRewardInfo } from "./grade.js";
 import type { Tau2Task } from "./task-schema.js";
 import { formatUserScenario } from "./user-scenario.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A task id the environment does not have. */
-export class UnknownTaskError extends Error {
+export class UnknownTaskError extends TraceError {
   override readonly name = "UnknownTaskError";
   constructor(
     readonly taskId: string,
     readonly environment: string,
   ) {
-    super(`${environment} has no task ${JSON.stringify(taskId)}`);
+    super(`${environment} has no task ${JSON.stringify(taskId)}`, { category: "usage" });
   }
 }
 

@@ -9,6 +9,7 @@ import { TERMINATION_REASONS, type TerminationReason } from "../../spec/trajecto
 import { readJsonFile } from "../core/read-json-file.js";
 import type { Tau2RewardInfo } from "./grade.js";
 import { taskSchema, type Tau2Task } from "./task-schema.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 const toolCallSchema = z.looseObject({
   id: z.string(),
@@ -152,7 +153,7 @@ export function tau2ResultsDomain(file: Tau2ResultsFile): string | undefined {
 }
 
 /** A results file of one domain used as another's (`requested` came from `option`, e.g. `--domain` or `--env`). */
-export class Tau2DomainMismatchError extends Error {
+export class Tau2DomainMismatchError extends TraceError {
   override readonly name = "Tau2DomainMismatchError";
   constructor(
     readonly file: string,
@@ -160,7 +161,7 @@ export class Tau2DomainMismatchError extends Error {
     readonly requestedDomain: string,
     readonly option: string,
   ) {
-    super(`${file}: the results file is of domain ${JSON.stringify(fileDomain)} (info.environment_info.domain_name), but ${option} asks for ${JSON.stringify(requestedDomain)}`);
+    super(`${file}: the results file is of domain ${JSON.stringify(fileDomain)} (info.environment_info.domain_name), but ${option} asks for ${JSON.stringify(requestedDomain)}`, { category: "usage" });
   }
 }
 
@@ -171,7 +172,7 @@ export function checkTau2ResultsDomain(file: string, results: Tau2ResultsFile, d
 }
 
 /** A simulation of a results file whose task is not among the tasks available (`searched` says where they came from). */
-export class UnknownTau2TaskError extends Error {
+export class UnknownTau2TaskError extends TraceError {
   override readonly name = "UnknownTau2TaskError";
   constructor(
     readonly file: string,
@@ -179,7 +180,7 @@ export class UnknownTau2TaskError extends Error {
     readonly taskId: string,
     readonly searched: string,
   ) {
-    super(`${file}: simulation ${simulationId} refers to task ${JSON.stringify(taskId)}, which is not in ${searched}`);
+    super(`${file}: simulation ${simulationId} refers to task ${JSON.stringify(taskId)}, which is not in ${searched}`, { category: "data" });
   }
 }
 

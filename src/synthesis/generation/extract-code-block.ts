@@ -1,10 +1,11 @@
 /** The module source in a model's answer: its last fenced TypeScript block. */
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A model answer without a fenced code block. */
-export class MissingCodeBlockError extends Error {
+export class MissingCodeBlockError extends TraceError {
   override readonly name = "MissingCodeBlockError";
   constructor(readonly answer: string) {
-    super("the answer has no fenced code block (```ts … ```)");
+    super("the answer has no fenced code block (```ts … ```)", { category: "endpoint" });
   }
 }
 

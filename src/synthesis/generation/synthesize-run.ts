@@ -13,19 +13,20 @@ import type { SynthesisTarget } from "../validation/target-tools.js";
 import { ENVIRONMENT_REPORT_FILE, MODULE_FILE, readEnvironmentReport, type EnvironmentReportFile } from "./environment-directory.js";
 import type { GenerateModuleOptions, GenerationResult } from "./generate-module.js";
 import { attemptReport, generateModule } from "./generate-module.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 const selectedSchema = z.array(
   z.looseObject({ skill: z.string().regex(/^[a-z0-9_]+$/), description: z.string(), example_failed_cases: z.array(z.string()).default([]), status: z.string().default("kept") }),
 );
 
 /** A missing or malformed `selected_capabilities.json`. */
-export class SelectedCapabilitiesError extends Error {
+export class SelectedCapabilitiesError extends TraceError {
   override readonly name = "SelectedCapabilitiesError";
   constructor(
     readonly file: string,
     readonly problems: readonly string[],
   ) {
-    super(`${file}: ${problems.join("; ")}`);
+    super(`${file}: ${problems.join("; ")}`, { category: "data" });
   }
 }
 

@@ -1,4 +1,5 @@
 /** A capability module that failed in the sandbox: what went wrong (`kind`), in which function, and the report. */
+import { TraceError } from "../../spec/trace-error.js";
 
 /** Every way an untrusted module can fail; each is contained and reported, the host keeps running. */
 export type SandboxFailureKind =
@@ -13,7 +14,7 @@ export type SandboxFailureKind =
   | "crash"; // the sandbox itself died (the WebAssembly instance aborted or its worker exited)
 
 /** A capability module's failure in the sandbox; `value` is the offending value (diagnostics, thrown error, issues). */
-export class SandboxError extends Error {
+export class SandboxError extends TraceError {
   override readonly name = "SandboxError";
 
   constructor(
@@ -23,10 +24,10 @@ export class SandboxError extends Error {
     message: string,
     readonly value?: unknown,
   ) {
-    super(`${functionName}: ${kind}: ${message}`);
+    super(`${functionName}: ${kind}: ${message}`, { category: "sandbox" });
   }
 
-  static isInstance(value: unknown): value is SandboxError {
+  static override isInstance(value: unknown): value is SandboxError {
     return value instanceof Error && value.name === "SandboxError";
   }
 }

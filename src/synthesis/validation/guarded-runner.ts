@@ -7,12 +7,13 @@
 import { SandboxError } from "../sandbox/sandbox-error.js";
 import type { ModuleRunner } from "../../envs/modules/module-runner.js";
 import { describeModuleError } from "./module-text.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** Raised for every module call after a call timed out; `reason` describes the timeout. */
-export class GatesStoppedError extends Error {
+export class GatesStoppedError extends TraceError {
   override readonly name = "GatesStoppedError";
   constructor(readonly reason: string) {
-    super("not run: an earlier module call timed out");
+    super("not run: an earlier module call timed out", { category: "sandbox" });
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { TAU2_DOMAINS } from "../../envs/tau2/domains.js";
 import type { Tau2DomainName } from "../../envs/tau2/domain.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** A target tool: name, description and JSON Schema of its arguments. */
 export interface TargetTool {
@@ -25,10 +26,10 @@ export interface SynthesisTarget {
 export const SYNTHESIS_TARGETS = ["tau2-airline", "tau2-retail"] as const;
 
 /** A target name that is not `tau2-airline` or `tau2-retail`. */
-export class UnknownSynthesisTargetError extends Error {
+export class UnknownSynthesisTargetError extends TraceError {
   override readonly name = "UnknownSynthesisTargetError";
   constructor(readonly target: string) {
-    super(`unknown synthesis target ${JSON.stringify(target)} (expected one of: ${SYNTHESIS_TARGETS.join(", ")})`);
+    super(`unknown synthesis target ${JSON.stringify(target)} (expected one of: ${SYNTHESIS_TARGETS.join(", ")})`, { category: "usage" });
   }
 }
 
