@@ -1,14 +1,15 @@
 /**
  * Evaluates one snapshot of a method on the target's evaluation tasks: every task × trial through the agent loop with
  * the snapshot's policy, stored in `compare/episodes.sqlite` under `<environment>|<label>` (a rerun skips finished
- * episodes); every method gets the same evaluation sampling seeds, so scores are paired across methods.
+ * episodes), with the evaluation settings the evaluate stage uses (`runEvaluation`): every method gets the same
+ * sampling seeds, so scores are paired across methods and agree with `eval/results.json` on the same policy.
  */
 import type { ChatClient } from "../models/chat-client.js";
 import type { RoutingFile } from "../run/routing-file.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";
-import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
+import { runEvaluation } from "../pipeline/evaluation-episodes.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
 import type { SnapshotPolicy } from "./compare-setup.js";
@@ -35,12 +36,10 @@ export interface EvaluateSnapshotOptions {
 export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promise<DomainScore[]> {
   const { context, policy, store } = options;
   const { config } = context;
-  const compare = config.compare!;
   const base = config.model.servedModelName;
   if (policy.kind === "model" && policy.adapterPath !== undefined) await ensureAdaptersServed(context, [{ model: policy.model, adapterPath: policy.adapterPath }]);
   if (policy.kind === "routed") await ensureAdaptersServed(context, Object.values(policy.adapters));
   const chosen = new Map((options.routing?.decisions ?? []).map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.capability]));
-  const maxTokens = config.evaluation.maxTokens ?? config.target.maxTokens;
   const scores: DomainScore[] = [];
   for (const domain of options.domains) {
     const prompted = policy.kind === "prompt" ? withCandidatePrompt(domain.environment, policy.candidate) : domain.environment;
@@ -55,28 +54,16 @@ export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promis
       }
       models.set(task.id, await context.sampler(model));
     }
-    await runRollouts({
+    const score = await runEvaluation({
+      config,
       environment: { ...prompted, name },
       tasks: domain.evaluationTasks,
-      trials: compare.evaluationTrials,
-      concurrency: config.target.concurrency,
       store,
       makePolicy: (episode) => models.get(episode.task.id)!,
       makeUser: domain.makeUser,
-      sampling: { temperature: compare.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
-      baseSeed: 7_000_000 + config.target.seed,
-      maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps,
       metadata: { stage: "compare", label: options.label },
     });
-    throwIfEpisodesFailed(store, name);
-    const ids = new Set(domain.evaluationTasks.map((task) => task.id));
-    const episodes = store.listEpisodes({ environment: name, status: "finished" }).filter((episode) => ids.has(episode.taskId));
-    scores.push({
-      domain: domain.domain,
-      passed: episodes.filter((episode) => episode.success === true).length,
-      total: episodes.length,
-      meanReward: episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length,
-    });
+    scores.push({ domain: domain.domain, ...score });
   }
   return scores;
 }

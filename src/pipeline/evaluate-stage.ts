@@ -1,11 +1,10 @@
 /**
- * Stage 6, evaluate: the routed agent (each task sampled with the adapter its routing decision chose, or the base) on
- * the target tasks, and each adapter vs the base on held-out seeds of its capability environment, into
- * `eval/episodes.sqlite`; then `eval/results.json` and `eval/report.md`.
+ * Stage 7, evaluate: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
+ * the base model on the evaluation tasks, and each adapter vs the base on held-out seeds of its capability environment,
+ * all with the evaluation settings (`evaluation-episodes.ts`, shared with `trace compare`), into `eval/episodes.sqlite`;
+ * then `eval/results.json` and `eval/report.md`.
  */
 import type { ChatClient } from "../models/chat-client.js";
-import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
-import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
@@ -14,18 +13,9 @@ import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
 import { createRoutedChatClient } from "../routing/routed-chat-client.js";
 import { createRunRouter } from "./route-stage.js";
+import { runEvaluation, type EvaluationScore } from "./evaluation-episodes.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
-
-function passCount(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): PassCount {
-  const episodes = store.listEpisodes({ environment, status: "finished" }).filter((episode) => taskIds.has(episode.taskId));
-  return { passed: episodes.filter((episode) => episode.success === true).length, total: episodes.length };
-}
-
-function meanReward(store: TrajectoryStore, environment: string): number {
-  const episodes = store.listEpisodes({ environment, status: "finished" });
-  return episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length;
-}
 
 /** Runs the evaluations, writes the results and the report; returns a one-line summary. */
 export async function runEvaluateStage(context: PipelineContext): Promise<string> {
@@ -39,21 +29,18 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   for (const option of routing.options) clients.set(option.model, await context.sampler(option.model));
   const base = await context.sampler();
   let router: ReturnType<typeof createRunRouter> | undefined;
-  const maxTokens = evaluation.maxTokens ?? target.maxTokens;
-  const sampling = { temperature: target.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) };
 
-  const baseStore = context.openStore(run.storeFile);
   const evalStore = context.openStore(run.evaluationStoreFile);
   try {
     const domains: EvaluationResults["domains"] = [];
     for (const { domain, environment, tasks, evaluationTasks, makeUser, split } of await loadTargetDomains(config)) {
       context.log(`  ${environment.name}: ${split}`);
-      const rollouts = { trials: target.trials, concurrency: target.concurrency, makeUser, sampling, baseSeed: target.seed, maxSteps: evaluation.maxSteps ?? target.maxSteps };
-      await runRollouts({
-        ...rollouts,
+      const routed = await runEvaluation({
+        config,
         environment,
         tasks: evaluationTasks,
         store: evalStore,
+        makeUser,
         makePolicy: (episode) => {
           const model = chosen.get(`${environment.name}\u0000${episode.task.id}`);
           if (model !== undefined) return clients.get(model) ?? base;
@@ -72,16 +59,21 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         onProgress: rolloutProgressLog((line) => context.log(line), `${environment.name} routed`),
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
-      throwIfEpisodesFailed(evalStore, environment.name);
-      const ids = new Set(evaluationTasks.map((task) => task.id));
-      // The base rollouts cover the evaluation tasks when they are the analysis tasks (τ²); held-out tasks get their own.
-      const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
+      // The base model under the same evaluation settings (not the base rollouts, which sample as the analysis did).
       const baseName = `${environment.name}/base`;
-      if (heldOut) {
-        await runRollouts({ ...rollouts, environment: { ...environment, name: baseName }, tasks: evaluationTasks, store: evalStore, policy: base, onProgress: rolloutProgressLog((line) => context.log(line), baseName), metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" } });
-        throwIfEpisodesFailed(evalStore, baseName);
-      }
-      const entry = { domain, base: heldOut ? passCount(evalStore, baseName, ids) : passCount(baseStore, environment.name, ids), trace: passCount(evalStore, environment.name, ids) };
+      const baseScore = await runEvaluation({
+        config,
+        environment: { ...environment, name: baseName },
+        tasks: evaluationTasks,
+        store: evalStore,
+        makeUser,
+        makePolicy: () => base,
+        onProgress: rolloutProgressLog((line) => context.log(line), baseName),
+        metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" },
+      });
+      const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
+      const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
+      const entry = { domain, base: count(baseScore), trace: count(routed) };
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
       domains.push(entry);
     }
@@ -100,21 +92,18 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         ["base", config.model.servedModelName],
         ["adapter", adapter.adapter],
       ] as const) {
-        const name = `${environment.name}/${which}`;
-        await runRollouts({
-          environment: { ...environment, name },
-          trials: 1,
-          concurrency: target.concurrency,
+        const policy = clients.get(model) ?? (await context.sampler(model));
+        const score = await runEvaluation({
+          config,
+          environment: { ...environment, name: `${environment.name}/${which}` },
+          tasks: environment.tasks(),
           store: evalStore,
-          policy: clients.get(model) ?? (await context.sampler(model)),
+          trials: 1,
           makeUser: (task) => createInstanceUser(environment.instance(task)),
-          sampling,
-          baseSeed: target.seed,
-          maxSteps: evaluation.maxSteps ?? target.maxSteps,
+          makePolicy: () => policy,
           metadata: { agent: model, stage: "evaluate" },
         });
-        throwIfEpisodesFailed(evalStore, name);
-        rewards.push(meanReward(evalStore, name));
+        rewards.push(score.meanReward);
       }
       capabilities.push({ capability: adapter.capability, seeds: [...evaluation.heldOutSeeds], before: rewards[0]!, after: rewards[1]! });
       context.log(`  ${adapter.capability}: reward ${rewards[0]!.toFixed(3)} → ${rewards[1]!.toFixed(3)} on ${evaluation.heldOutSeeds.length} held-out seeds`);
@@ -135,6 +124,5 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
     return `base ${results.overall.base.passed}/${results.overall.base.total}, TRACE ${results.overall.trace.passed}/${results.overall.trace.total}`;
   } finally {
     evalStore.close();
-    baseStore.close();
   }
 }

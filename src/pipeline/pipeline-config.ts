@@ -35,9 +35,6 @@ export const compareConfigSchema = z
     parallelSeeds: positiveInteger.default(1),
     /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
     curvePoints: positiveInteger.default(2),
-    /** Evaluation episodes per task, each with its own sampling seed. */
-    evaluationTrials: positiveInteger.default(1),
-    temperature: z.number().nonnegative().default(0),
     /** SFT baseline settings. */
     sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
   });
@@ -273,14 +270,18 @@ export const pipelineConfigSchema = z.strictObject({
       examples: positiveInteger.default(40),
     })
     .default({ method: "model", examples: 40 }),
+  /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */
   evaluation: z
     .strictObject({
       /** Held-out seeds of each capability environment for the adapter's before/after reward. */
       heldOutSeeds: z.array(z.number().int().nonnegative()).min(1).default([1000, 1001, 1002, 1003]),
+      /** Episodes per evaluation task, each with its own sampling seed. */
+      trials: positiveInteger.default(1),
+      temperature: z.number().nonnegative().default(0),
       maxTokens: positiveInteger.optional(),
       maxSteps: positiveInteger.optional(),
     })
-    .default({ heldOutSeeds: [1000, 1001, 1002, 1003] }),
+    .default({ heldOutSeeds: [1000, 1001, 1002, 1003], trials: 1, temperature: 0 }),
   /** `trace compare` (and the pipeline's last stage when present): methods under one rollout budget. */
   compare: compareConfigSchema.optional(),
   /** Named OpenAI-compatible endpoints, assigned to model roles by `roles`. */
