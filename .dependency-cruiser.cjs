@@ -1,12 +1,13 @@
 /**
  * The layering of ARCHITECTURE.md, enforced (`npm run check:layers`, part of `npm test`): a module imports only from
  * its own layer or lower ones (tests excepted), and no module-level import cycle exists (tests included).
- *   spec → envs, models (envs, models, store, worker, prompts, testing) → rollout → method (analysis, synthesis,
- *   training, routing, baselines) → run (run, pipeline, compare, serving) → cli (cli, bench)
+ *   spec → envs, models (envs, models, store, worker, prompts) → rollout → method (analysis, synthesis, training,
+ *   routing, baselines) → run (run, pipeline, compare, serving) → cli (cli, bench)
+ * Test support (`src/testing/`: fake servers, hostile modules, fixtures) may import anything and only tests import it.
  */
 const layers = [
   ["spec"],
-  ["envs", "models", "store", "worker", "prompts", "testing"],
+  ["envs", "models", "store", "worker", "prompts"],
   ["rollout"],
   ["analysis", "synthesis", "training", "routing", "baselines"],
   ["run", "pipeline", "compare", "serving"],
@@ -16,6 +17,13 @@ const folders = (names) => `^src/(${names.join("|")})/`;
 
 module.exports = {
   forbidden: [
+    {
+      name: "test-support-in-tests-only",
+      severity: "error",
+      comment: "src/testing/ is test support: only tests (and test support) import it",
+      from: { path: "^src/", pathNot: ["\\.test\\.ts$", "^src/testing/"] },
+      to: { path: "^src/testing/" },
+    },
     { name: "no-circular", severity: "error", comment: "module-level import cycles", from: {}, to: { circular: true } },
     ...layers.slice(0, -1).map((layer, index) => ({
       name: `layer-${layer[0]}`,

@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { createChatClient } from "../models/chat-client.js";
-import { startFakeChatServer } from "../models/fake-chat-server.js";
+import { startFakeChatServer } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
-import { isDiscoveryRequest, labelingRequest, reply, TOY_CANDIDATES, toyLabels, writeToyStore } from "./analyst-test-support.js";
+import { isDiscoveryRequest, labelingRequest, reply, TOY_CANDIDATES, toyLabels, writeToyStore } from "../testing/analyst-test-support.js";
 import { analyzeWithAnalyst, labelingRunPrefix } from "./analyze-with-analyst.js";
 import type { RunFile } from "./run-file.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createChatClient } from "../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { discoverCapabilities, validateCandidates } from "./discover-capabilities.js";
 import { DiscoveryFailedError } from "./discovery-failed-error.js";
 

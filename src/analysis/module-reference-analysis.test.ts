@@ -9,7 +9,7 @@ import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { CANDIDATES_FILE, SCORES_FILE, SELECTED_FILE } from "./analysis-directory.js";
 import { runModuleReferenceAnalysis } from "./module-reference-analysis.js";
-import { moduleConversation, type ModuleStep } from "./module-reference-test-support.js";
+import { moduleConversation, type ModuleStep } from "../testing/module-reference-test-support.js";
 import { REFERENCE_CAPABILITY_NAMES } from "./reference-capabilities.js";
 import { REFERENCE_RUN } from "./reference-analysis.js";
 import { runFileName, type RunFile } from "./run-file.js";

@@ -9,7 +9,7 @@ import { solutionReply } from "../envs/modules/module-policies.js";
 import { nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
 import { moduleReferenceLabels } from "./module-reference-labeler.js";
 import { changedRecords, stateRecords } from "./module-reference-records.js";
-import { moduleConversation, type ModuleStep } from "./module-reference-test-support.js";
+import { moduleConversation, type ModuleStep } from "../testing/module-reference-test-support.js";
 
 const multiStep = nativeModuleRunner(multiStepCompletion);
 const precondition = nativeModuleRunner(preconditionVerification);

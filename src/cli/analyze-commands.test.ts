@@ -6,9 +6,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { labelingRequest, reply } from "../analysis/analyst-test-support.js";
+import { labelingRequest, reply } from "../testing/analyst-test-support.js";
 import type { RunFile } from "../analysis/run-file.js";
-import { startFakeChatServer } from "../models/fake-chat-server.js";
+import { startFakeChatServer } from "../testing/fake-chat-server.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");

@@ -12,9 +12,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
-import { isDiscoveryRequest, labelingRequest, reply, TOY_CANDIDATES, toyLabels, writeToyStore } from "../analysis/analyst-test-support.js";
+import { isDiscoveryRequest, labelingRequest, reply, TOY_CANDIDATES, toyLabels, writeToyStore } from "../testing/analyst-test-support.js";
 import type { RunFile } from "../analysis/run-file.js";
-import { startFakeChatServer, type FakeChatServer } from "../models/fake-chat-server.js";
+import { startFakeChatServer, type FakeChatServer } from "../testing/fake-chat-server.js";
 
 const execute = promisify(execFile);
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");

@@ -11,9 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
-import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
-import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
+import { minimalModuleSource } from "../testing/sandbox-test-modules.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
 import { findFreePort } from "../worker/free-port.js";
 

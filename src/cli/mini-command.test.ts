@@ -41,9 +41,9 @@ const config = {
   },
   training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4 },
   routing: { method: "retrieval", examples: 8 },
-  evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4 },
+  evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
-  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, temperature: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
+  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
-import { writeFakePythonInterpreter } from "../worker/fake-python-interpreter.js";
+import { writeFakePythonInterpreter } from "../testing/fake-python-interpreter.js";
 import { tinyCheckpointArguments } from "../worker/tiny-checkpoint.js";
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { loadTargetModule } from "../envs/custom/load-target-module.js";
-import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

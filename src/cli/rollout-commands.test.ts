@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { tau2DataDirectory, tau2DomainDirectory } from "../testing/shared-data.js";
 import { ExportTasksNotFoundError, runExportCommand } from "./rollout-commands.js";

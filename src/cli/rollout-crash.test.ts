@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore, type EpisodeRecord } from "../store/trajectory-store.js";
 import { tau2DomainDirectory } from "../testing/shared-data.js";
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { createChatClient } from "../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import { createScriptedUser } from "../rollout/scripted-user.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";

@@ -5,9 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
-import { minimalModuleSource } from "../synthesis/sandbox/sandbox-test-modules.js";
-import { forgingErrorModuleSource, forgingTextModuleSource, loopingModuleSource, namedReservationModuleSource } from "../synthesis/validation/hostile-test-modules.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
+import { minimalModuleSource } from "../testing/sandbox-test-modules.js";
+import { forgingErrorModuleSource, forgingTextModuleSource, loopingModuleSource, namedReservationModuleSource } from "../testing/hostile-test-modules.js";
 import { tau2DataDirectory } from "../testing/shared-data.js";
 import { runEnvCheck, runEnvTry, runSynthesize } from "./synthesis-commands.js";
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
-import { writeFakePythonInterpreter } from "../worker/fake-python-interpreter.js";
+import { writeFakePythonInterpreter } from "../testing/fake-python-interpreter.js";
 import { isAlive } from "../testing/process-alive.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");

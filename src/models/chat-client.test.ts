@@ -8,7 +8,7 @@ import { createChatClient } from "./chat-client.js";
 import { ChatRequestError } from "./chat-request-error.js";
 import { ChatResponseError } from "./chat-response-error.js";
 import { ChatTimeoutError } from "./chat-timeout-error.js";
-import { chatBody, sendJson, startFakeChatServer } from "./fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 
 const fast = { retryBaseMs: 5, maxRetryDelayMs: 200, random: () => 0 };
 const user: Message[] = [{ role: "user", content: "hi" }];

@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
 import type { ChatClient } from "../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { runRollouts } from "../rollout/rollout-runner.js";
 import type { ToolCall } from "../spec/message.js";

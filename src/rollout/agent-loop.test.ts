@@ -5,7 +5,7 @@ import { AGENT_GREETING } from "../envs/tau2/conversation-rules.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { createChatClient } from "../models/chat-client.js";
-import { chatBody, type FakeHandler, type ReceivedRequest, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, type FakeHandler, type ReceivedRequest, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import type { Message, ToolCall } from "../spec/message.js";
 import { tau2DomainDirectory } from "../testing/shared-data.js";
 import { EpisodeEndpointError, runEpisode, type RunEpisodeOptions } from "./agent-loop.js";

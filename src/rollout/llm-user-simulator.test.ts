@@ -6,7 +6,7 @@ import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { DataFileError } from "../envs/core/data-file-error.js";
 import { createChatClient } from "../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import type { Message } from "../spec/message.js";
 import { createLlmUserSimulator, flipRolesForUser, readUserSimulatorGuidelines, userSimulatorSystemPrompt } from "./llm-user-simulator.js";
 

@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { createChatClient } from "../models/chat-client.js";
-import { chatBody, type FakeHandler, sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, type FakeHandler, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { tau2DomainDirectory } from "../testing/shared-data.js";
 import { createProgressPrinter, runRollouts, type RolloutProgress } from "./rollout-runner.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionTool } from "openai/resources/chat/completions";
-import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../testing/fake-chat-server.js";
 import type { RouteChoice } from "./conversation-routes.js";
 import { createRoutedChatServer, ROUTE_HEADER, type ListeningChatServer } from "./routed-chat-server.js";
 

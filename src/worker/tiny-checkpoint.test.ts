@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { writeFakePythonInterpreter } from "./fake-python-interpreter.js";
+import { writeFakePythonInterpreter } from "../testing/fake-python-interpreter.js";
 import { createTinyCheckpoint, tinyCheckpointArguments } from "./tiny-checkpoint.js";
 import { WorkerCommandError } from "./worker-command-error.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { test } from "node:test";
-import { sendJson, startFakeChatServer } from "../models/fake-chat-server.js";
+import { sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { createTrainerClient } from "./trainer-client.js";
 import { WorkerConnectionError } from "./worker-connection-error.js";
 import { WorkerRequestError } from "./worker-request-error.js";

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
-import { writeFakePythonInterpreter } from "./fake-python-interpreter.js";
+import { writeFakePythonInterpreter } from "../testing/fake-python-interpreter.js";
 import { PythonInterpreterNotFoundError } from "./python-interpreter-not-found-error.js";
 import { repositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
 import { liveWorkerCount, startWorker } from "./worker-process.js";

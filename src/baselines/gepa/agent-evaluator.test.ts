@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createChatClient } from "../../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../../testing/fake-chat-server.js";
 import type { Message } from "../../spec/message.js";
 import preconditionVerification from "../../synthesis/environments/precondition-verification.js";
 import { createModuleEnvironment, nativeModuleRunner, solutionReply } from "../../envs/modules/index.js";

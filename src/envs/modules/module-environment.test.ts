@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createChatClient } from "../../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../../testing/fake-chat-server.js";
 import { runEpisode } from "../../rollout/agent-loop.js";
 import type { Message } from "../../spec/message.js";
 import { CAPABILITY_ENVIRONMENTS } from "../../synthesis/environments/index.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { DataFileError } from "../core/data-file-error.js";
 import { loadTau2DomainData, UnsupportedTaskError } from "./domain-data.js";
-import { toyDomain, writeToyDomainDirectory } from "./testing/toy-domain.js";
+import { toyDomain, writeToyDomainDirectory } from "../../testing/tau2-toy-domain.js";
 
 function expectDataFileError(directory: string, file: string, problem: RegExp) {
   assert.throws(

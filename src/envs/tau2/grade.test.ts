@@ -5,7 +5,7 @@ import type { Message } from "../../spec/message.js";
 import { loadTau2DomainData } from "./domain-data.js";
 import { goldConversation } from "./gold-trajectory.js";
 import { actionMatchesToolCall, communicateChecks, gradeTau2, observationsAgree } from "./grade.js";
-import { toyDomain, writeToyDomainDirectory } from "./testing/toy-domain.js";
+import { toyDomain, writeToyDomainDirectory } from "../../testing/tau2-toy-domain.js";
 
 const directory = writeToyDomainDirectory();
 after(() => rmSync(directory, { recursive: true }));

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createChatClient } from "../../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
-import type { FakeChatServer } from "../../models/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer } from "../../testing/fake-chat-server.js";
+import type { FakeChatServer } from "../../testing/fake-chat-server.js";
 import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "../sandbox/sandboxed-module-runner.js";
-import { minimalModuleSource } from "../sandbox/sandbox-test-modules.js";
+import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
 import { calibrateModule, formatCalibrationReport, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
 
 /**

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createChatClient } from "../../models/chat-client.js";
-import { chatBody, sendJson, startFakeChatServer } from "../../models/fake-chat-server.js";
-import { minimalModuleSource } from "../sandbox/sandbox-test-modules.js";
+import { chatBody, sendJson, startFakeChatServer } from "../../testing/fake-chat-server.js";
+import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
 import { extractCodeBlock, MissingCodeBlockError } from "./extract-code-block.js";
 import { generateModule } from "./generate-module.js";
 import { parseSynthesisTarget } from "../validation/target-tools.js";

@@ -6,7 +6,7 @@ import { QuickJsSandbox, defaultSandboxLimits, resolveSandboxLimits } from "./qu
 import { SandboxError } from "./sandbox-error.js";
 import { loadSandboxedModule } from "./sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "./sandboxed-module-runner.js";
-import { minimalModuleSource } from "./sandbox-test-modules.js";
+import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
 import { threadCpuMilliseconds } from "./thread-cpu-clock.js";
 import { transpileModuleSource } from "./transpile-module-source.js";
 

@@ -4,12 +4,12 @@ import type { ModuleInstance } from "../../envs/modules/capability-module.js";
 import type { SandboxLimits } from "./quickjs-sandbox.js";
 import type { SandboxFailureKind } from "./sandbox-error.js";
 import { SandboxError } from "./sandbox-error.js";
-import { hostilePayloads, payloadSource } from "./sandbox-hostile-modules.js";
-import type { HostilePayload } from "./sandbox-hostile-modules.js";
+import { hostilePayloads, payloadSource } from "../../testing/sandbox-hostile-modules.js";
+import type { HostilePayload } from "../../testing/sandbox-hostile-modules.js";
 import { loadSandboxedModule } from "./sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "./sandboxed-module-runner.js";
-import type { ModuleHooks } from "./sandbox-test-modules.js";
-import { minimalModuleSource } from "./sandbox-test-modules.js";
+import type { ModuleHooks } from "../../testing/sandbox-test-modules.js";
+import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
 
 // Small limits keep the suite fast: 150 ms of CPU per call, 32 MiB per module; a generous wall-clock limit keeps it
 // steady on a busy machine (a loop is stopped by its CPU time either way).

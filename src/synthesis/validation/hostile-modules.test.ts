@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { GateResult, ValidationReport } from "./gate-result.js";
 import { formatValidationReport } from "./gate-result.js";
-import { FORGED_TEXT, forgingErrorModuleSource, loopingModuleSource, loopingToolModuleSource, namedReservationModuleSource } from "./hostile-test-modules.js";
+import { FORGED_TEXT, forgingErrorModuleSource, loopingModuleSource, loopingToolModuleSource, namedReservationModuleSource } from "../../testing/hostile-test-modules.js";
 import { escapeControlCharacters, moduleSays } from "./module-text.js";
 import type { GATE_NAMES } from "./validate-module.js";
 import { validateModuleSource } from "./validate-module.js";

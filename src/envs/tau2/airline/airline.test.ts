@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
 import { airlineDomain } from "./index.js";
-import { airlineToolKit } from "./test-support.js";
+import { airlineToolKit } from "../../../testing/tau2-airline-test-support.js";
 
 test("the domain lists τ²-bench's fourteen airline tools in order", () => {
   assert.equal(airlineDomain.name, "airline");

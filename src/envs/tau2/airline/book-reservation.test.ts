@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { AirlineState } from "./database.js";
-import { airlineBase, freshState, observe, observeJson } from "./test-support.js";
+import { airlineBase, freshState, observe, observeJson } from "../../../testing/tau2-airline-test-support.js";
 
 const BOOKED_HATHAT =
   '{"reservation_id": "HATHAT", "user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": ' +

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { connectionDate } from "./search-onestop-flight.js";
-import { freshState, observe, observeJson } from "./test-support.js";
+import { freshState, observe, observeJson } from "../../../testing/tau2-airline-test-support.js";
 
 const MIA_LI =
   '{"user_id": "mia_li_3668", "name": {"first_name": "Mia", "last_name": "Li"}, "address": {"address1": ' +

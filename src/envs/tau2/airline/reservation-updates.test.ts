@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Reservation } from "./database.js";
-import { airlineBase, freshState, observe, observeJson } from "./test-support.js";
+import { airlineBase, freshState, observe, observeJson } from "../../../testing/tau2-airline-test-support.js";
 
 const NO6JO3_FLIGHTS = [
   { flight_number: "HAT083", date: "2024-05-16" },

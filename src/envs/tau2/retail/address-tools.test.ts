@@ -1,7 +1,7 @@
 /** Unit tests of `modify_pending_order_address` and `modify_user_address` on the edge database. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 const address = { address1: "9 Elm St", address2: "", city: "Boston", state: "MA", country: "USA", zip: "02108" };
 const dumped = { address1: "9 Elm St", address2: "", city: "Boston", country: "USA", state: "MA", zip: "02108" };

@@ -1,7 +1,7 @@
 /** Unit tests of `cancel_pending_order` on the edge database. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 test("cancels a pending order, refunds every payment and credits gift cards at once", () => {
   const state = edgeBase().createState();

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { tau2DomainDirectory } from "../../../testing/shared-data.js";
 import { databaseSchema } from "./database.js";
-import { fixturePath } from "./retail-test-data.js";
+import { fixturePath } from "../../../testing/tau2-retail-test-data.js";
 
 function readDatabase(file: string): Record<string, Record<string, Record<string, unknown>>> {
   return JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, Record<string, unknown>>>;

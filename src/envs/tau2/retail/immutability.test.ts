@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { jsonEquals } from "../../core/json-value.js";
 import { databaseSchema } from "./database.js";
-import { edgeBase, fixturePath, readFixture, retailToolKit, type ReferenceScenario } from "./retail-test-data.js";
+import { edgeBase, fixturePath, readFixture, retailToolKit, type ReferenceScenario } from "../../../testing/tau2-retail-test-data.js";
 
 test("running every edge scenario leaves the base as loaded", () => {
   const base = edgeBase();

@@ -1,7 +1,7 @@
 /** Unit tests of `modify_pending_order_items` on the edge database. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 const modify = (order_id: string, item_ids: string[], new_item_ids: string[], payment_method_id = "gift_card_1") => ({
   order_id,

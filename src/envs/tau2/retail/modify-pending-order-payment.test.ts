@@ -1,7 +1,7 @@
 /** Unit tests of `modify_pending_order_payment` on the edge database. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 test("appends the new payment then the refund, charging and crediting gift cards", () => {
   const state = edgeBase().createState();

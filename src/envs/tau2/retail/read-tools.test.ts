@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DatabaseBase } from "../../core/copy-on-write-database.js";
 import type { RetailTables } from "./database.js";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 test("find_user_id_by_name_zip and find_user_id_by_email ignore case, not the zip", () => {
   const state = edgeBase().createState();

@@ -10,7 +10,7 @@ import { jsonEquals } from "../../core/json-value.js";
 import type { RetailTables } from "./database.js";
 import type { RetailState } from "./lookups.js";
 import { dumpOrder, dumpProduct, dumpUser } from "./model-dump.js";
-import { edgeBase, readFixture, retailBase, retailToolKit, type ReferenceScenario } from "./retail-test-data.js";
+import { edgeBase, readFixture, retailBase, retailToolKit, type ReferenceScenario } from "../../../testing/tau2-retail-test-data.js";
 
 const dumps = { products: dumpProduct, users: dumpUser, orders: dumpOrder } as const;
 

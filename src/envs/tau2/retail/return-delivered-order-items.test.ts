@@ -1,7 +1,7 @@
 /** Unit tests of `return_delivered_order_items` on the edge database. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { edgeBase, observe, observeJson } from "./retail-test-data.js";
+import { edgeBase, observe, observeJson } from "../../../testing/tau2-retail-test-data.js";
 
 test("requests a return to the original payment method or a gift card, items sorted", () => {
   const state = edgeBase().createState();

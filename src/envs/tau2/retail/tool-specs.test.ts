@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { retailDomain } from "./index.js";
-import { readFixture, retailToolKit } from "./retail-test-data.js";
+import { readFixture, retailToolKit } from "../../../testing/tau2-retail-test-data.js";
 
 test("specs equal τ²-bench's dump (fixtures/retail-tools.json), in τ²'s order", () => {
   assert.deepEqual(retailToolKit.specs(), readFixture("retail-tools.json"));

@@ -3,7 +3,7 @@
  * hostile variants of it that earlier gates passed — a lax verifier, a verifier that turns lax after its 400th call,
  * a module whose every call loops, and modules whose text tries to forge report lines and terminal escapes.
  */
-import { minimalModuleSource } from "../sandbox/sandbox-test-modules.js";
+import { minimalModuleSource } from "./sandbox-test-modules.js";
 
 /** How the verifier of `namedReservationModuleSource` judges. */
 export type NamedReservationVerifier =
@@ -33,7 +33,7 @@ export function namedReservationModuleSource(verifier: NamedReservationVerifier,
     if (seen !== undefined) return seen;
     if (verifyCalls > ${honestCalls}) return (memory[key] = { reward: 1, success: true, breakdown: { state: 1 } });`,
   }[verifier];
-  return `import type { CapabilityModule, Json, ModuleInstance } from "../../envs/modules/capability-module.js";
+  return `import type { CapabilityModule, Json, ModuleInstance } from "../envs/modules/capability-module.js";
 type State = { [key: string]: Json };
 let verifyCalls = 0;
 const memory: { [input: string]: { reward: number; success: boolean; breakdown: { [key: string]: number } } } = {};

@@ -12,7 +12,7 @@ export interface ModuleHooks {
 
 /** A minimal valid capability module (one read tool, one write tool), with optional hostile code injected. */
 export function minimalModuleSource(hooks: ModuleHooks = {}): string {
-  return `import type { CapabilityModule, ModuleInstance } from "../../envs/modules/capability-module.js";
+  return `import type { CapabilityModule, ModuleInstance } from "../envs/modules/capability-module.js";
 ${hooks.topLevel ?? ""}
 const definition: CapabilityModule = {
   capability: "minimal_task",

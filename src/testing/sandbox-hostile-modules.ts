@@ -3,9 +3,9 @@
  * injected, the call that runs it, and how its containment shows (a `SandboxError` of the right kind, or a result the
  * host can check and that proves the attack did nothing).
  */
-import type { ModuleInstance } from "../../envs/modules/capability-module.js";
-import type { SandboxLimits } from "./quickjs-sandbox.js";
-import type { SandboxFailureKind } from "./sandbox-error.js";
+import type { ModuleInstance } from "../envs/modules/capability-module.js";
+import type { SandboxLimits } from "../synthesis/sandbox/quickjs-sandbox.js";
+import type { SandboxFailureKind } from "../synthesis/sandbox/sandbox-error.js";
 import type { ModuleHooks } from "./sandbox-test-modules.js";
 import { minimalModuleSource } from "./sandbox-test-modules.js";
 

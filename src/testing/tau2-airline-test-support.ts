@@ -1,11 +1,11 @@
 /** Shared test fixtures: the real airline database (loaded once) and a tool kit over it. */
 import path from "node:path";
-import { DatabaseBase } from "../../core/copy-on-write-database.js";
-import { readJsonFile } from "../../core/read-json-file.js";
-import { ToolKit } from "../../core/tool-kit.js";
-import { tau2DomainDirectory } from "../../../testing/shared-data.js";
-import type { AirlineState, AirlineTables } from "./database.js";
-import { airlineDomain } from "./index.js";
+import { DatabaseBase } from "../envs/core/copy-on-write-database.js";
+import { readJsonFile } from "../envs/core/read-json-file.js";
+import { ToolKit } from "../envs/core/tool-kit.js";
+import { tau2DomainDirectory } from "./shared-data.js";
+import type { AirlineState, AirlineTables } from "../envs/tau2/airline/database.js";
+import { airlineDomain } from "../envs/tau2/airline/index.js";
 
 let base: DatabaseBase<AirlineTables> | undefined;
 

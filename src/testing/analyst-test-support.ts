@@ -1,6 +1,6 @@
 /** Test support: a store of small synthetic trajectories and a scripted analyst for the fake chat server. */
 import type { ServerResponse } from "node:http";
-import { chatBody, sendJson, type ReceivedRequest } from "../models/fake-chat-server.js";
+import { chatBody, sendJson, type ReceivedRequest } from "./fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 
 /** Writes `count` finished episodes of environment `toy` (task i succeeds when i is even) into `file`. */

@@ -2,16 +2,16 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DatabaseBase } from "../../core/copy-on-write-database.js";
-import { validateJson } from "../../core/read-json-file.js";
-import { ToolKit } from "../../core/tool-kit.js";
-import { tau2DomainDirectory } from "../../../testing/shared-data.js";
-import type { RetailTables } from "./database.js";
-import { rememberFileOrder } from "./file-order.js";
-import { retailDomain } from "./index.js";
-import type { RetailState } from "./lookups.js";
+import { DatabaseBase } from "../envs/core/copy-on-write-database.js";
+import { validateJson } from "../envs/core/read-json-file.js";
+import { ToolKit } from "../envs/core/tool-kit.js";
+import { tau2DomainDirectory } from "./shared-data.js";
+import type { RetailTables } from "../envs/tau2/retail/database.js";
+import { rememberFileOrder } from "../envs/tau2/retail/file-order.js";
+import { retailDomain } from "../envs/tau2/retail/index.js";
+import type { RetailState } from "../envs/tau2/retail/lookups.js";
 
-const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** A file of `src/envs/tau2/retail/fixtures/` (tests run from `dist/`). */
 export function fixturePath(name: string): string {

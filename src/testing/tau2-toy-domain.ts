@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import type { DatabaseState } from "../../core/copy-on-write-database.js";
-import { ToolError } from "../../core/tool-error.js";
-import type { Tau2Domain } from "../domain.js";
+import type { DatabaseState } from "../envs/core/copy-on-write-database.js";
+import { ToolError } from "../envs/core/tool-error.js";
+import type { Tau2Domain } from "../envs/tau2/domain.js";
 
 export interface ToyTables extends Record<string, object> {
   accounts: { id: string; balance: number; notes: string[] };
