@@ -7,7 +7,7 @@ import type { TrajectoryStore } from "../store/trajectory-store.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
 import type { CreateAdapterOptions } from "../worker/trainer-types.js";
 import type { AdapterSync } from "./adapter-sync.js";
-import type { AdvantageNormalization } from "./advantage-normalization.js";
+import type { AdvantageNormalization } from "./grpo-data.js";
 
 /** Options of `runGrpo` (defaults in brackets). */
 export interface RunGrpoOptions {

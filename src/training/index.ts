@@ -4,15 +4,22 @@ export { createAdapterSync, versionedAdapterName, type AdapterSync, type Adapter
 export { DEFAULT_PROBE_MESSAGES, probeLogprobs, type LogprobProbeOptions } from "./logprob-probe.js";
 export { SamplerLogprobMismatchError } from "./sampler-logprob-mismatch-error.js";
 export { SampledTokensMismatchError } from "./sampled-tokens-mismatch-error.js";
-export { ADVANTAGE_NORMALIZATIONS, type AdvantageNormalization } from "./advantage-normalization.js";
-export type { TrainingSequence } from "./training-sequence.js";
+export {
+  ADVANTAGE_NORMALIZATIONS,
+  batchDatums,
+  buildTrainingSequences,
+  filterGroups,
+  groupAdvantages,
+  normalizationScales,
+  sequenceDatum,
+  weightedTokenCount,
+  type AdvantageNormalization,
+  type GroupFilterResult,
+  type KeptGroup,
+  type TrainingSequence,
+} from "./grpo-data.js";
 export { runGrpo } from "./run-grpo.js";
 export { readCheckpoint, stepDirectoryName, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 export { grpoMetricScope } from "./grpo-metrics-log.js";
 export { planIteration, type PlannedGroup } from "./grpo-schedule.js";
-export { filterGroups, type GroupFilterResult, type KeptGroup } from "./group-filter.js";
-export { groupAdvantages } from "./group-advantages.js";
-export { buildTrainingSequences, weightedTokenCount } from "./training-sequence.js";
-export { batchDatums, sequenceDatum } from "./training-datum.js";
-export { normalizationScales } from "./advantage-normalization.js";
 export { runMinimalGrpo, type GrpoIterationStats, type MinimalGrpoOptions } from "./minimal-grpo.js";

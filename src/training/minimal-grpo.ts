@@ -8,7 +8,7 @@ import type { ChatClient } from "../models/chat-client.js";
 import type { ChatCompletion } from "../models/chat-types.js";
 import type { Message } from "../spec/message.js";
 import { completionDatum } from "../worker/completion-datum.js";
-import { groupAdvantages } from "./group-advantages.js";
+import { groupAdvantages } from "./grpo-data.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
 import type { Datum, LossConfig } from "../worker/trainer-types.js";
 

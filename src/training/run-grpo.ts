@@ -10,13 +10,13 @@ import { createConcurrencyLimit } from "../models/concurrency-limit.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import type { Message } from "../spec/message.js";
 import { createAdapterSync } from "./adapter-sync.js";
-import { batchDatums } from "./training-datum.js";
-import { filterGroups } from "./group-filter.js";
+import { batchDatums } from "./grpo-data.js";
+import { filterGroups } from "./grpo-data.js";
 import { readCheckpoint, writeCheckpoint, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 import { recordIterationMetrics, truncateMetricsFile } from "./grpo-metrics-log.js";
 import { planIteration } from "./grpo-schedule.js";
 import type { GrpoIterationMetrics, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
-import { buildTrainingSequences, type TrainingSequence } from "./training-sequence.js";
+import { buildTrainingSequences, type TrainingSequence } from "./grpo-data.js";
 import { positiveInteger } from "../rollout/positive-integer.js";
 
 /** A client that samples `model` whatever the request says. */
