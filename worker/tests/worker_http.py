@@ -9,7 +9,7 @@ import urllib.request
 from typing import Any
 
 from trace_worker.engine import Engine
-from trace_worker.server import MAX_CONNECTIONS, REQUEST_TIMEOUT, WorkerApplication, create_server
+from trace_worker.server import MAX_CONNECTIONS, REQUEST_TIMEOUT, WorkerApplication, WorkerServer
 
 
 class RunningWorker:
@@ -23,7 +23,7 @@ class RunningWorker:
         max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         self.application = WorkerApplication(engine, api_key=api_key, max_request_bytes=max_request_bytes, file_root=file_root)
-        self.server = create_server(self.application, "127.0.0.1", 0, request_timeout=request_timeout, max_connections=max_connections)
+        self.server = WorkerServer(self.application, "127.0.0.1", 0, request_timeout=request_timeout, max_connections=max_connections)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -39,7 +39,7 @@ def _serve(arguments: argparse.Namespace) -> int:
 
     from .collective import Collective, TorchCollective
     from .engine import Engine
-    from .server import WorkerApplication, create_server, perform
+    from .server import WorkerApplication, WorkerServer, perform
 
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     collective: Collective = Collective()
@@ -72,7 +72,7 @@ def _serve(arguments: argparse.Namespace) -> int:
         distributed.destroy_process_group()
         return 0
 
-    server = create_server(application, arguments.host, arguments.port, arguments.request_timeout, arguments.max_connections)
+    server = WorkerServer(application, arguments.host, arguments.port, arguments.request_timeout, arguments.max_connections)
     serving["server"] = server
 
     def stop(_signal: int, _frame: Any) -> None:

@@ -553,17 +553,6 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def create_server(
-    application: WorkerApplication,
-    host: str,
-    port: int,
-    request_timeout: float = REQUEST_TIMEOUT,
-    max_connections: int = MAX_CONNECTIONS,
-    handler_threads: int = HANDLER_THREADS,
-) -> WorkerServer:
-    return WorkerServer(application, host, port, request_timeout, max_connections, handler_threads)
-
-
 def finite_json(value: Any) -> Any:
     """JSON has no NaN or infinity: non-finite numbers (e.g. the loss of a diverged step) are sent as null."""
     if isinstance(value, float):
