@@ -128,10 +128,16 @@ export async function loadTargetModule(file: string): Promise<LoadedTargetModule
   return checkTargetModule(file, exportedTarget(await importUserFile(file)));
 }
 
-/** The default export when it is an object (through tsx's CommonJS interop layers), else the named exports. */
-function exportedTarget(imported: Record<string, unknown>): unknown {
+/** The default export, through tsx's CommonJS interop layers (`{default: {default: …}}`) until one has `field`. */
+function defaultExport(imported: Record<string, unknown>, field: string): unknown {
   let value: unknown = imported.default;
-  for (let depth = 0; depth < 3 && typeof value === "object" && value !== null && "default" in value && !("tools" in value); depth += 1) value = (value).default;
+  for (let depth = 0; depth < 3 && typeof value === "object" && value !== null && "default" in value && !(field in value); depth += 1) value = (value).default;
+  return value;
+}
+
+/** The default export when it is an object, else the named exports. */
+function exportedTarget(imported: Record<string, unknown>): unknown {
+  const value = defaultExport(imported, "tools");
   return typeof value === "object" && value !== null ? value : imported;
 }
 
@@ -179,8 +185,7 @@ export function readTargetTasksFile(file: string): TargetTask[] {
 /** A grader module's `grade` function: its default export (a function, or an object with `grade`) or a named `grade`. */
 export async function loadGraderModule(file: string): Promise<(input: GradeInput) => unknown> {
   const imported = await importUserFile(file);
-  let value: unknown = imported.default;
-  for (let depth = 0; depth < 3 && typeof value === "object" && value !== null && "default" in value && !("grade" in value); depth += 1) value = (value).default;
+  const value = defaultExport(imported, "grade");
   const grade = typeof value === "function" ? value : typeof value === "object" && value !== null && typeof (value as { grade?: unknown }).grade === "function" ? (value as { grade: unknown }).grade : imported.grade;
   if (typeof grade !== "function") throw new TargetModuleError(file, "grade", "the grader module exports no grade function (default export or `grade`)");
   return grade as (input: GradeInput) => unknown;
