@@ -1,6 +1,6 @@
 /** The TRACE-mini practice modules (one family each, practice wording and ids) and the target module. */
 import type { CapabilityModule } from "../modules/capability-module.js";
-import miniService, { createMiniModule } from "./mini-service-module.js";
+import miniService, { createMiniModule, type MiniFamily } from "./mini-service-module.js";
 
 /** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */
 export const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
@@ -31,3 +31,15 @@ export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECON
 
 /** The target world (all three families, target wording and ids). */
 export const MINI_TARGET_MODULE: CapabilityModule = miniService;
+
+/** The families of the target world as first built (each task needs one capability). */
+export const MINI_SINGLE_FAMILIES: readonly MiniFamily[] = ["precondition", "payment", "multi_cancel"];
+
+/**
+ * The target world over `families` (target wording and ids): the default families give `MINI_TARGET_MODULE`; with
+ * `composite` among them, part of the tasks need two or three capabilities at once, as most τ²-bench tasks do.
+ */
+export function miniTargetModule(families: readonly MiniFamily[] = MINI_SINGLE_FAMILIES): CapabilityModule {
+  if (families.length === MINI_SINGLE_FAMILIES.length && families.every((family, index) => family === MINI_SINGLE_FAMILIES[index])) return MINI_TARGET_MODULE;
+  return createMiniModule({ capability: "mini_service", description: MINI_TARGET_MODULE.description, families: [...families], phrasing: "target" });
+}

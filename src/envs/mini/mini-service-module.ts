@@ -15,8 +15,12 @@
  */
 import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../modules/capability-module.js";
 
-/** A kind of mini task, each exercising one capability. */
-export type MiniFamily = "precondition" | "payment" | "multi_cancel";
+/**
+ * A kind of mini task. The first three exercise one capability each; `composite` asks for two or three things in one
+ * request (each a cancellation that may not be allowed, or a payment change), so it needs completing every part and,
+ * per part, the precondition check or the exact payment id: a task passes only if every part is right, as in τ².
+ */
+export type MiniFamily = "precondition" | "payment" | "multi_cancel" | "composite";
 
 /** How requests are worded and which id ranges they draw from: the target world, or the practice (synthetic) worlds. */
 export type MiniPhrasing = "target" | "practice";
@@ -65,6 +69,8 @@ interface Templates {
   precondition: string[];
   payment: string[];
   multi_cancel: string[];
+  /** A composite request: an opening with {user}, then one sentence per part (the first, and the ones after it). */
+  composite: { opening: string[]; cancel: string[]; pay: string[]; nextCancel: string[]; nextPay: string[] };
   /** How the user describes a payment method, `{kind}` being "card" or "gift card". */
   method: string;
   /** Reason clauses for one order and for several, by reason. */
@@ -77,6 +83,13 @@ const TEMPLATES: { [phrasing in MiniPhrasing]: Templates } = {
     precondition: ["I am {user}. Please cancel order {order}, {reason}.", "Hi, I am {user}. Can you cancel order {order}? {Reason}.", "This is {user}. I want order {order} cancelled, {reason}."],
     payment: ["I am {user}. Please pay order {order} with my {method}.", "Hi, I am {user}. Can you change the payment of order {order} to my {method}?", "This is {user}. I want to pay order {order} with my {method}."],
     multi_cancel: ["I am {user}. Please cancel orders {orders}, {reason}.", "Hi, I am {user}. Can you cancel orders {orders}? {Reason}.", "This is {user}. I want orders {orders} cancelled, {reason}."],
+    composite: {
+      opening: ["I am {user}.", "Hi, I am {user}.", "This is {user}."],
+      cancel: ["Please cancel order {order}.", "Can you cancel order {order}?"],
+      pay: ["Please pay order {order} with my {method}.", "Can you change the payment of order {order} to my {method}?"],
+      nextCancel: ["Also cancel order {order}.", "And please cancel order {order}."],
+      nextPay: ["Also pay order {order} with my {method}.", "And change the payment of order {order} to my {method}."],
+    },
     method: "{kind} ending {digits}",
     reasonOne: { "no longer needed": "I no longer need it", "ordered by mistake": "I ordered it by mistake" },
     reasonMany: { "no longer needed": "I no longer need them", "ordered by mistake": "I ordered them by mistake" },
@@ -85,6 +98,13 @@ const TEMPLATES: { [phrasing in MiniPhrasing]: Templates } = {
     precondition: ["My user id is {user}. I would like to cancel {order} because {reason}.", "{user} here. Cancel my order {order} please, {reason}."],
     payment: ["My user id is {user}. Please use my {method} for order {order}.", "{user} here. Switch order {order} to my {method} please."],
     multi_cancel: ["My user id is {user}. I would like to cancel {orders} because {reason}.", "{user} here. Cancel my orders {orders} please, {reason}."],
+    composite: {
+      opening: ["My user id is {user}.", "{user} here."],
+      cancel: ["I would like to cancel {order}.", "Cancel my order {order} please."],
+      pay: ["Please use my {method} for order {order}.", "Switch order {order} to my {method} please."],
+      nextCancel: ["Then cancel {order} too.", "Cancel my order {order} as well."],
+      nextPay: ["Then use my {method} for order {order}.", "Switch order {order} to my {method} as well."],
+    },
     // The world's own phrases (reasons, payment methods) as the target says them; only the sentences differ.
     method: "{kind} ending {digits}",
     reasonOne: { "no longer needed": "I no longer need it", "ordered by mistake": "I ordered it by mistake" },
@@ -145,7 +165,7 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
   });
   const methodIds = methods.map((method) => method.payment_method_id);
 
-  const requestedCount = family === "multi_cancel" ? random.int(2, 3) : 1;
+  const requestedCount = family === "multi_cancel" || family === "composite" ? random.int(2, 3) : 1;
   const orderCount = Math.max(requestedCount, random.int(2, 4));
   const orderIds = random.shuffle(Array.from({ length: range.max - range.min + 1 }, (_, index) => `#W${range.min + index}`)).slice(0, orderCount);
   const requested = orderIds.slice(0, requestedCount);
@@ -179,12 +199,46 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
     slots.method = fill(templates.method, { kind: named.kind === "gift" ? "gift card" : "card", digits: named.last_four });
     facts.payment_method_id = named.payment_method_id;
     facts.first_payment_method_id = methodIds[0] ?? "";
-  } else {
+  } else if (family === "multi_cancel") {
     for (const id of requested) {
       solution.push({ name: "get_order_details", arguments: { order_id: id } });
       solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
     }
     slots.reason = templates.reasonMany[reason] ?? reason;
+  } else {
+    // Each part a cancellation (allowed in about half the draws) or a payment change; never all of one order.
+    const sentences = [fill(random.pick(templates.composite.opening), slots)];
+    const parts: Row[] = [];
+    const say = new Set<string>();
+    let lookedUpUser = false;
+    for (const [index, id] of requested.entries()) {
+      const order = orders[id] as Row;
+      if (random.next() < 0.5) {
+        const status = random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"]);
+        order.status = status;
+        solution.push({ name: "get_order_details", arguments: { order_id: id } });
+        if (status === "pending") solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
+        say.add(status === "pending" ? "cancelled" : "cannot");
+        sentences.push(fill(random.pick(index === 0 ? templates.composite.cancel : templates.composite.nextCancel), { order: id }));
+        parts.push({ kind: "cancel", order_id: id, status });
+      } else {
+        const named = random.pick(methods);
+        order.payment_method_id = random.pick(methodIds.filter((methodId) => methodId !== named.payment_method_id));
+        if (!lookedUpUser) solution.push({ name: "get_user_details", arguments: { user_id: userId } });
+        lookedUpUser = true;
+        solution.push({ name: "modify_pending_order_payment", arguments: { order_id: id, payment_method_id: named.payment_method_id } });
+        const method = fill(templates.method, { kind: named.kind === "gift" ? "gift card" : "card", digits: named.last_four });
+        sentences.push(fill(random.pick(index === 0 ? templates.composite.pay : templates.composite.nextPay), { order: id, method }));
+        parts.push({ kind: "pay", order_id: id, payment_method_id: named.payment_method_id });
+      }
+    }
+    const reasonText = templates.reasonOne[reason] ?? reason;
+    if (parts.some((part) => part.kind === "cancel")) sentences.push(`${reasonText.charAt(0).toUpperCase()}${reasonText.slice(1)}.`);
+    mustSay = [...say];
+    facts.parts = parts;
+    facts.first_payment_method_id = methodIds[0] ?? "";
+    const state: State = { users: { [userId]: { name: random.pick(NAMES), payment_methods: methods } }, orders };
+    return { state, request: sentences.join(" "), followUps: [], solution, mustSay, facts: { ...facts, reason } };
   }
   if (family !== "payment") facts.reason = reason;
 

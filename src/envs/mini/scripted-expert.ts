@@ -6,7 +6,9 @@
  * Cancellations: for each order, `get_order_details`, then `cancel_pending_order` iff it is pending; then one reply
  * ("Order #W42 is cancelled." / "Order #W42 cannot be cancelled because it is delivered."). Payment changes:
  * `get_user_details`, then `modify_pending_order_payment` with the named method; then "Order #W42 is now paid with
- * card_4821.". Anything the user says after that reply gets a short closing line (the scripted user sends ###STOP###).
+ * card_4821.". A request of several parts (one per sentence) is done part by part in the order asked, and answered with
+ * one reply joining the parts' sentences. Anything the user says after that reply gets a short closing line (the
+ * scripted user sends ###STOP###).
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import type { ChatCompletion, ChatRequest, UsageTotals } from "../../models/chat-types.js";
@@ -69,14 +71,18 @@ function cancelledText(ids: readonly string[]): string {
   return ids.length === 1 ? `Order ${listOrders(ids)} is cancelled.` : `Orders ${listOrders(ids)} are cancelled.`;
 }
 
-function cancellationAction(request: ServiceRequest, calls: readonly PastCall[], active: ActiveDeficits): ExpertAction {
+/** What one part of the request came to: a reply sentence, and whether a change was made. */
+type PartOutcome = { action: ExpertAction } | { text: string; changed: boolean; stopped?: true };
+
+/** One cancellation part; `more` says whether parts follow it (the early stop only skips what remains). */
+function cancellationPart(orderIds: readonly string[], reason: ServiceRequest["reason"], calls: readonly PastCall[], active: ActiveDeficits, more: boolean): PartOutcome {
   const find = (name: string, orderId: string) => calls.find((call) => call.name === name && call.arguments.order_id === orderId);
   const cancelled: string[] = [];
   const lines: string[] = [];
-  for (const orderId of request.orderIds) {
+  for (const [index, orderId] of orderIds.entries()) {
     if (!active.skipPreconditionCheck) {
       const lookup = find("get_order_details", orderId);
-      if (lookup === undefined) return { call: { name: "get_order_details", arguments: { order_id: orderId } } };
+      if (lookup === undefined) return { action: { call: { name: "get_order_details", arguments: { order_id: orderId } } } };
       const status = lookup.error ? null : parseObject(lookup.output)?.status;
       if (typeof status !== "string") {
         lines.push(`Order ${orderId} cannot be found.`);
@@ -88,31 +94,49 @@ function cancellationAction(request: ServiceRequest, calls: readonly PastCall[],
       }
     }
     const cancel = find("cancel_pending_order", orderId);
-    if (cancel === undefined) return { call: { name: "cancel_pending_order", arguments: { order_id: orderId, reason: request.reason } } };
+    if (cancel === undefined) return { action: { call: { name: "cancel_pending_order", arguments: { order_id: orderId, reason } } } };
     if (cancel.error) {
       lines.push(`Order ${orderId} cannot be cancelled.`);
       continue;
     }
     cancelled.push(orderId);
-    // The deficit: the first change done, it answers as if the whole request were.
-    if (active.stopAfterFirstChange) return { text: cancelledText(request.orderIds) };
+    if (active.stopAfterFirstChange && (more || index < orderIds.length - 1)) return { text: "", changed: true, stopped: true };
   }
-  return { text: [...(cancelled.length > 0 ? [cancelledText(cancelled)] : []), ...lines].join(" ") };
+  return { text: [...(cancelled.length > 0 ? [cancelledText(cancelled)] : []), ...lines].join(" "), changed: cancelled.length > 0 };
 }
 
-function paymentAction(request: ServiceRequest, method: NonNullable<ServiceRequest["paymentMethod"]>, calls: readonly PastCall[], active: ActiveDeficits): ExpertAction {
-  const orderId = request.orderIds[0];
-  if (request.userId === null || orderId === undefined) return { text: "Please tell me your user id and the order id." };
+function paymentPart(request: ServiceRequest, orderId: string, method: { kind: "card" | "gift"; lastFour: string }, calls: readonly PastCall[], active: ActiveDeficits): PartOutcome {
+  if (request.userId === null) return { action: { text: "Please tell me your user id and the order id." } };
   const user = calls.find((call) => call.name === "get_user_details" && call.arguments.user_id === request.userId);
-  if (user === undefined) return { call: { name: "get_user_details", arguments: { user_id: request.userId } } };
+  if (user === undefined) return { action: { call: { name: "get_user_details", arguments: { user_id: request.userId } } } };
   const listed = user.error ? null : parseObject(user.output)?.payment_methods;
   const methods = (Array.isArray(listed) ? listed : []) as { payment_method_id?: unknown; kind?: unknown; last_four?: unknown }[];
   const chosen = active.wrongPaymentMethod ? methods[0] : methods.find((entry) => entry.kind === method.kind && entry.last_four === method.lastFour);
-  if (chosen === undefined || typeof chosen.payment_method_id !== "string") return { text: "I cannot find that payment method." };
+  if (chosen === undefined || typeof chosen.payment_method_id !== "string") return { text: "I cannot find that payment method.", changed: false };
   const paymentMethodId = chosen.payment_method_id;
   const modify = calls.find((call) => call.name === "modify_pending_order_payment" && call.arguments.order_id === orderId);
-  if (modify === undefined) return { call: { name: "modify_pending_order_payment", arguments: { order_id: orderId, payment_method_id: paymentMethodId } } };
-  return { text: modify.error ? `Order ${orderId} cannot be changed.` : `Order ${orderId} is now paid with ${paymentMethodId}.` };
+  if (modify === undefined) return { action: { call: { name: "modify_pending_order_payment", arguments: { order_id: orderId, payment_method_id: paymentMethodId } } } };
+  return modify.error ? { text: `Order ${orderId} cannot be changed.`, changed: false } : { text: `Order ${orderId} is now paid with ${paymentMethodId}.`, changed: true };
+}
+
+/** What the expert says when it stops early (the deficit): every part claimed done. */
+function claimEverything(request: ServiceRequest): string {
+  return request.parts
+    .map((part) => (part.kind === "cancel" ? cancelledText(part.orderIds) : `Order ${part.orderId} is now paid with your ${part.method.kind === "gift" ? "gift card" : "card"} ending ${part.method.lastFour}.`))
+    .join(" ");
+}
+
+/** The parts one at a time, in the order asked: the next call, or the closing reply once every part is done. */
+function partsAction(request: ServiceRequest, calls: readonly PastCall[], active: ActiveDeficits): ExpertAction {
+  const lines: string[] = [];
+  for (const [index, part] of request.parts.entries()) {
+    const outcome = part.kind === "cancel" ? cancellationPart(part.orderIds, request.reason, calls, active, index < request.parts.length - 1) : paymentPart(request, part.orderId, part.method, calls, active);
+    if ("action" in outcome) return outcome.action;
+    // The deficit: the first change done, it answers as if the whole request were, skipping what remains.
+    if (outcome.stopped === true || (outcome.changed && active.stopAfterFirstChange && index < request.parts.length - 1)) return { text: claimEverything(request) };
+    if (outcome.text !== "") lines.push(outcome.text);
+  }
+  return { text: lines.join(" ") };
 }
 
 /** The expert's next move in a conversation (system prompt and greeting included or not). */
@@ -123,10 +147,8 @@ export function nextExpertAction(messages: readonly Message[], active: ActiveDef
   if (answered) return { text: CLOSING };
   const opening = messages[first];
   const request = parseServiceRequest(opening?.role === "user" ? opening.content : "");
-  const calls = pastCalls(messages);
-  if (request.paymentMethod !== null) return paymentAction(request, request.paymentMethod, calls, active);
-  if (request.orderIds.length === 0) return { text: "Sorry, I cannot help with that." };
-  return cancellationAction(request, calls, active);
+  if (request.parts.length === 0) return { text: "Sorry, I cannot help with that." };
+  return partsAction(request, pastCalls(messages), active);
 }
 
 /** Creates the scripted expert. Throws `ExpertDeficitRateError` when a rate is not in [0, 1]. */

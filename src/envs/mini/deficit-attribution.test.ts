@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runEpisode } from "../../rollout/agent-loop.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
+import { createModuleEnvironment, nativeModuleRunner } from "../modules/index.js";
+import { verifierInputFromCalls, verifierInputFromMessages } from "../modules/verifier-input.js";
+import type { Message } from "../../spec/message.js";
+import { attributeMiniFailure, type DesignedDeficit } from "./deficit-attribution.js";
+import { NO_EXPERT_DEFICITS, type ExpertDeficits } from "./expert-deficits.js";
+import { miniTargetModule } from "./mini-capability-modules.js";
+import { createScriptedExpert } from "./scripted-expert.js";
+
+const module = miniTargetModule(["precondition", "payment", "composite"]);
+const runner = nativeModuleRunner(module);
+
+async function attributions(deficits: Partial<ExpertDeficits>, count: number) {
+  const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: count }, (_, index) => 500 + index) });
+  const results = [];
+  for (const task of environment.tasks()) {
+    const instance = environment.instance(task);
+    const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits }), user: createInstanceUser(instance) });
+    const own = await verifierInputFromMessages(runner, instance, result.trajectory.messages);
+    const gold = await verifierInputFromCalls(runner, instance, instance.solution, []);
+    const breakdown = result.trajectory.reward?.breakdown ?? {};
+    results.push({ instance, success: result.trajectory.reward?.success === true, attribution: attributeMiniFailure(instance, own, gold, breakdown.COMMUNICATE === 1) });
+  }
+  return results;
+}
+
+test("composite target: the flawless expert solves every task, tasks of several parts among them", async () => {
+  const results = await attributions(NO_EXPERT_DEFICITS, 60);
+  assert.equal(results.filter((result) => result.success).length, 60);
+  const composite = results.filter((result) => result.instance.facts.family === "composite");
+  assert.ok(composite.length > 10, `${composite.length} composite tasks`);
+  const kinds = new Set(composite.flatMap((result) => (result.instance.facts.parts as { kind: string }[]).map((part) => part.kind)));
+  assert.deepEqual([...kinds].sort(), ["cancel", "pay"]);
+});
+
+const cases: [keyof ExpertDeficits, DesignedDeficit][] = [
+  ["skipPreconditionCheck", "precondition"],
+  ["wrongPaymentMethod", "payment"],
+  ["stopAfterFirstChange", "incomplete"],
+];
+for (const [deficit, designed] of cases) {
+  test(`${deficit} at rate 1: every failure is attributed to ${designed} alone`, async () => {
+    const results = await attributions({ ...NO_EXPERT_DEFICITS, [deficit]: 1 }, 90);
+    const failed = results.filter((result) => !result.success);
+    assert.ok(failed.length >= 10, `${failed.length} failures`);
+    for (const { instance, attribution } of failed) assert.deepEqual(attribution, { deficits: [designed], other: false }, instance.request);
+    // Composite tasks fail through it too: tasks that need several capabilities at once.
+    assert.ok(failed.some((result) => result.instance.facts.family === "composite"));
+  });
+}
+
+test("a garbled id or a reply that says nothing is something else", async () => {
+  const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: 40 }, (_, index) => 900 + index) });
+  const task = environment.tasks().find((candidate) => environment.instance(candidate).facts.family === "payment")!;
+  const instance = environment.instance(task);
+  const gold = await verifierInputFromCalls(runner, instance, instance.solution, []);
+  const orderId = (instance.facts.order_ids as string[])[0]!;
+  const garbled: Message[] = [
+    { role: "user", content: instance.request },
+    { role: "assistant", content: null, tool_calls: [{ id: "c0", type: "function", function: { name: "modify_pending_order_payment", arguments: JSON.stringify({ order_id: orderId.replace(/\d$/, "0"), payment_method_id: "card_0000" }) } }] },
+    { role: "assistant", content: "Done." },
+  ];
+  const own = await verifierInputFromMessages(runner, instance, garbled);
+  assert.deepEqual(attributeMiniFailure(instance, own, gold, true), { deficits: [], other: true });
+  const silent = await verifierInputFromCalls(runner, instance, instance.solution, ["Done."]);
+  assert.deepEqual(attributeMiniFailure(instance, silent, gold, false), { deficits: [], other: true });
+});

@@ -1,0 +1,76 @@
+/**
+ * Why a TRACE-mini episode failed, in terms of the scripted expert's designed deficits: each failed episode is
+ * explained by the deficits its conversation shows, or by something else (a garbled id, a call the tools refuse, a
+ * wrong reply, an unrequested change). Read from the conversation's own tool calls replayed from the instance's
+ * initial state (as the grader replays) against the gold solution's final state; it never looks at the policy.
+ */
+import type { Json, ModuleInstance, VerifierInput } from "../modules/capability-module.js";
+
+/** A designed deficit seen in an episode (the expert's `ExpertDeficits`, by what the conversation shows). */
+export type DesignedDeficit = "precondition" | "payment" | "incomplete";
+
+/** What explains one episode's failure. */
+export interface FailureAttribution {
+  /** The designed deficits the conversation shows. */
+  deficits: DesignedDeficit[];
+  /** True when something the designed deficits do not explain is wrong as well (or instead). */
+  other: boolean;
+}
+
+type Row = { [key: string]: Json };
+
+const ordersOf = (state: { [key: string]: Json }): { [id: string]: Row } => (state.orders ?? {}) as { [id: string]: Row };
+const same = (left: Json | undefined, right: Json | undefined): boolean => JSON.stringify(left) === JSON.stringify(right);
+
+/** The order ids the request asks about (`facts.order_ids`, or the parts of a composite request). */
+function requestedOrders(instance: ModuleInstance): string[] {
+  const parts = instance.facts.parts;
+  if (Array.isArray(parts)) return parts.map((part) => String((part as Row).order_id));
+  const ids = instance.facts.order_ids;
+  return Array.isArray(ids) ? ids.map(String) : [];
+}
+
+/**
+ * Attributes a failed episode: `own` is the conversation's verifier input, `gold` the gold solution's (both from
+ * `verifier-input.ts`), `communicated` whether the grader's COMMUNICATE check passed.
+ * - `precondition`: an order that was not pending got cancelled (the status was not checked, or ignored);
+ * - `payment`: an order's payment set to one of the user's methods other than the one named;
+ * - `incomplete`: the agent changed something and left a requested order untouched (never looked up or changed);
+ * - `other`: any other difference from the gold state, or a failed COMMUNICATE check that no deficit explains.
+ */
+export function attributeMiniFailure(instance: ModuleInstance, own: VerifierInput, gold: VerifierInput, communicated: boolean): FailureAttribution {
+  const initial = ordersOf(instance.state);
+  const expected = ordersOf(gold.finalState);
+  const final = ordersOf(own.finalState);
+  const deficits = new Set<DesignedDeficit>();
+  let other = false;
+  const touched = new Set(own.calls.flatMap((call) => Object.values(call.arguments).filter((value): value is string => typeof value === "string")));
+  const changed = !same(final, initial);
+  const untouched = requestedOrders(instance).filter((id) => !touched.has(id));
+  const incomplete = changed && untouched.length > 0;
+  if (incomplete) deficits.add("incomplete");
+  for (const id of new Set([...Object.keys(initial), ...Object.keys(final)])) {
+    const before = initial[id];
+    const after = final[id];
+    const goal = expected[id];
+    if (same(after, goal)) continue;
+    if (before !== undefined && after !== undefined && before.status !== "pending" && after.status === "cancelled") {
+      deficits.add("precondition");
+      continue;
+    }
+    if (incomplete && untouched.includes(id) && same(after, before)) continue;
+    // Paid with another of the user's methods (the tool refuses ids the user does not have), possibly the current one.
+    const paidOtherwise =
+      after !== undefined &&
+      goal !== undefined &&
+      same({ ...after, payment_method_id: null }, { ...goal, payment_method_id: null }) &&
+      own.calls.some((call) => call.name === "modify_pending_order_payment" && !call.error && call.arguments.order_id === id && call.arguments.payment_method_id !== goal.payment_method_id);
+    if (paidOtherwise) {
+      deficits.add("payment");
+      continue;
+    }
+    other = true;
+  }
+  if (!communicated && deficits.size === 0) other = true;
+  return { deficits: [...deficits].sort(), other };
+}
