@@ -25,7 +25,7 @@ const same = (left: Json | undefined, right: Json | undefined): boolean => JSON.
 /** The order ids the request asks about (`facts.order_ids`, or the parts of a composite request). */
 function requestedOrders(instance: ModuleInstance): string[] {
   const parts = instance.facts.parts;
-  if (Array.isArray(parts)) return parts.map((part) => String((part as Row).order_id));
+  if (Array.isArray(parts)) return parts.map((part) => (part as Row).order_id).filter((id): id is string => typeof id === "string");
   const ids = instance.facts.order_ids;
   return Array.isArray(ids) ? ids.map(String) : [];
 }
