@@ -11,10 +11,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pLimit from "p-limit";
+import { createChatClient } from "../models/chat-client.js";
 import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
 import { runSft } from "../training/run-sft.js";
 import { sftDatum } from "../training/sft-datum.js";
-import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, MINI_TARGET_MODULE } from "../envs/mini/index.js";
+import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Message } from "../spec/message.js";
@@ -46,6 +47,8 @@ export interface BaseModelRecord {
   losses: number[];
   tokens: number;
   seconds: number;
+  /** Mechanics of the trained base on held-out flawless demonstrations (`src/envs/mini/mechanics.ts`). */
+  mechanics?: MechanicsReport & { seeds: { start: number; count: number } };
 }
 
 function readDemonstrations(file: string): Demonstration[] {
@@ -54,6 +57,19 @@ function readDemonstrations(file: string): Demonstration[] {
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as Demonstration);
+}
+
+/** The scripted expert's episodes on `seeds` of the target world, with `deficits`. */
+async function playDemonstrations(context: PipelineContext, seeds: readonly number[], deficits: Record<string, number>): Promise<Demonstration[]> {
+  const { config } = context;
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(config.target.families)), seeds: [...seeds], name: "mini-service-demonstrations", maxSteps: config.target.maxSteps });
+  const demonstrations: Demonstration[] = [];
+  for (const [index, task] of environment.tasks().entries()) {
+    const seed = seeds[index]!;
+    const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
+    demonstrations.push({ seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
+  }
+  return demonstrations;
 }
 
 /** Builds the base checkpoint when the configuration asks for one and it is missing; returns a one-line summary. */
@@ -71,19 +87,11 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const total = sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
   let demonstrations = readDemonstrations(demonstrationsFile);
   if (demonstrations.length < total) {
-    const seeds = Array.from({ length: total }, (_, index) => sft.demonstrationSeedStart + index);
-    const environment = await createModuleEnvironment({ runner: nativeModuleRunner(MINI_TARGET_MODULE), seeds, name: "mini-service-demonstrations", maxSteps: config.target.maxSteps });
     const done = new Set(demonstrations.map((demonstration) => demonstration.seed));
-    const lines: string[] = [];
-    for (const [index, task] of environment.tasks().entries()) {
-      const seed = seeds[index]!;
-      if (done.has(seed)) continue;
-      const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
-      const demonstration: Demonstration = { seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 };
-      lines.push(JSON.stringify(demonstration));
-      demonstrations.push(demonstration);
-    }
-    writeFileSync(demonstrationsFile, lines.join("\n") + "\n", { flag: "a" });
+    const seeds = Array.from({ length: total }, (_, index) => sft.demonstrationSeedStart + index).filter((seed) => !done.has(seed));
+    const made = await playDemonstrations(context, seeds, deficits);
+    demonstrations.push(...made);
+    writeFileSync(demonstrationsFile, made.map((demonstration) => JSON.stringify(demonstration)).join("\n") + "\n", { flag: "a" });
   }
   const successRate = (list: readonly Demonstration[]) => list.filter((demonstration) => demonstration.reward === 1).length / list.length;
   const fresh = demonstrations.slice(sft.demonstrations, total);
@@ -100,6 +108,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     await createTinyCheckpoint(initial, config.model.initTiny ?? {}, {
       chatCorpus: demonstrationsFile,
       mergeAcrossWords: true,
+      splitDigits: sft.splitDigits,
       ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
     });
   }
@@ -140,6 +149,18 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       await trainer.saveState({ adapter: "sft", path: stateDirectory });
       writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
     }
+    // Mechanics apart from task success, on held-out demonstrations of a flawless expert (seeds after every SFT seed).
+    let mechanics: BaseModelRecord["mechanics"];
+    if (sft.mechanicsDemonstrations > 0) {
+      const start = sft.demonstrationSeedStart + total;
+      const held = await playDemonstrations(context, Array.from({ length: sft.mechanicsDemonstrations }, (_, index) => start + index), { ...NO_EXPERT_DEFICITS });
+      const client = createChatClient({ baseUrl: worker.baseUrl, model: "sft", maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
+      const report = await measureMechanics({ client, demonstrations: held, maxTokens: config.target.maxTokens ?? 128 });
+      mechanics = { ...report, seeds: { start, count: held.length } };
+      context.log(
+        `  mechanics on ${held.length} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}%, identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%`,
+      );
+    }
     await trainer.exportMerged({ adapter: "sft", path: config.model.path });
     const record: BaseModelRecord = {
       demonstrations: demonstrations.length,
@@ -150,9 +171,11 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       losses,
       tokens,
       seconds: (Date.now() - started) / 1000,
+      ...(mechanics === undefined ? {} : { mechanics }),
     };
     writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");
-    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps, merged into ${config.model.path}`;
+    const mechanicsText = mechanics === undefined ? "" : `, mechanics ${(100 * mechanics.toolCallValidity).toFixed(1)}% well-formed calls / ${(100 * mechanics.identifierCopying).toFixed(1)}% exact ids`;
+    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps${mechanicsText}, merged into ${config.model.path}`;
   } finally {
     await worker.stop();
   }

@@ -147,6 +147,13 @@ export const pipelineConfigSchema = z.strictObject({
         /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
         rank: positiveInteger.default(64),
         /**
+         * The tokenizer makes every digit a token of its own, as Qwen's does: the tiny model copies identifiers digit by
+         * digit (learned early) instead of memorising each as a whole token (learned after a long plateau, if at all).
+         */
+        splitDigits: z.boolean().default(false),
+        /** Held-out flawless demonstrations the trained base's mechanics are measured on (`base/sft.json`); 0 skips it. */
+        mechanicsDemonstrations: z.number().int().nonnegative().default(20),
+        /**
          * After the epochs above, more epochs on fresh demonstrations (the seeds right after the first block) with the
          * same adapter: a tiny model learns to copy identifiers only after many passes over one set, and then
          * overfits it; fresh data brings the held-out loss down.
@@ -189,6 +196,11 @@ export const pipelineConfigSchema = z.strictObject({
       tasksPerDomain: positiveInteger.optional(),
       /** `mini`: the base rollouts (analysis) use seeds 0 … trainingSeeds − 1; evaluation uses held-out seeds from `evaluationSeedStart`. */
       trainingSeeds: positiveInteger.default(60),
+      /**
+       * `mini`: the task families the target draws from (uniformly). `composite` tasks ask for two or three things at
+       * once (cancellations that may be refused, payment changes) and pass only if every part is right, as τ² tasks do.
+       */
+      families: z.array(z.enum(["precondition", "payment", "multi_cancel", "composite"])).min(1).default(["precondition", "payment", "multi_cancel"]),
       evaluationSeedStart: z.number().int().nonnegative().default(100_000),
       evaluationSeedCount: positiveInteger.default(60),
       trials: positiveInteger.default(1),

@@ -1,5 +1,12 @@
-/** Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. */
+/**
+ * Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. On a
+ * TRACE-mini target, what explains the failed episodes (the expert's designed deficits or anything else) is written to
+ * `base/failures.json` as a diagnostic; the analysis never reads it.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
+import { summarizeMiniFailures } from "./mini-failures.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { loadTargetDomains } from "./target-tasks.js";
@@ -11,7 +18,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
   const store = context.openStore(context.run.storeFile);
   const parts: string[] = [];
   try {
-    for (const { environment, tasks, makeUser, split } of await loadTargetDomains(context.config)) {
+    for (const { environment, tasks, makeUser, split, moduleEnvironment } of await loadTargetDomains(context.config)) {
       context.log(`  ${environment.name}: ${split}`);
       const summary = await runRollouts({
         environment,
@@ -31,6 +38,13 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
       context.log(`  ${line}`);
       throwIfEpisodesFailed(store, environment.name);
       parts.push(line);
+      if (target.kind === "mini" && moduleEnvironment !== undefined) {
+        const failures = await summarizeMiniFailures(moduleEnvironment, store.listEpisodes({ environment: environment.name }));
+        mkdirSync(context.run.baseDirectory, { recursive: true });
+        writeFileSync(path.join(context.run.baseDirectory, "failures.json"), JSON.stringify(failures, null, 2) + "\n");
+        const deficits = Object.entries(failures.byDeficit).map(([name, count]) => `${name} ${count}`).join(", ");
+        context.log(`  failed episodes explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other})`);
+      }
     }
   } finally {
     store.close();

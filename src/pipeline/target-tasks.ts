@@ -10,7 +10,7 @@ import { createCustomEnvironment } from "../envs/custom/custom-environment.js";
 import { loadGraderModule, loadTargetModule, readTargetTasksFile, TargetModuleError, type LoadedTargetModule } from "../envs/custom/load-target-module.js";
 import { createMcpTarget } from "../envs/custom/mcp-target.js";
 import { targetTaskOf, type GradeResult } from "../envs/custom/target-module.js";
-import { MINI_TARGET_MODULE } from "../envs/mini/index.js";
+import { miniTargetModule } from "../envs/mini/index.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
 import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
@@ -97,7 +97,7 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
   if (target.kind === "mini") {
     const training = seedRange(0, target.trainingSeeds);
     const evaluation = seedRange(target.evaluationSeedStart, target.evaluationSeedCount);
-    const environment = await createModuleEnvironment({ runner: nativeModuleRunner(MINI_TARGET_MODULE), seeds: [...training, ...evaluation], name: MINI_ENVIRONMENT_NAME, maxSteps: target.maxSteps });
+    const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(target.families)), seeds: [...training, ...evaluation], name: MINI_ENVIRONMENT_NAME, maxSteps: target.maxSteps });
     const tasks = environment.tasks();
     return [
       {

@@ -31,10 +31,12 @@ export interface TinyCheckpointOptions extends RunWorkerModuleOptions {
   chatCorpus?: string;
   /** Let tokenizer merges span spaces and punctuation, so repeated text (a fixed system prompt) becomes a few tokens. */
   mergeAcrossWords?: boolean;
+  /** Make every digit a token of its own, as Qwen's tokenizer does (identifiers are then copied digit by digit). */
+  splitDigits?: boolean;
 }
 
-/** What the tokenizer is trained on (paths passed as given). */
-export type TokenizerCorpus = Pick<TinyCheckpointOptions, "corpus" | "chatCorpus" | "mergeAcrossWords">;
+/** What the tokenizer is trained on (paths passed as given), and how it splits text. */
+export type TokenizerCorpus = Pick<TinyCheckpointOptions, "corpus" | "chatCorpus" | "mergeAcrossWords" | "splitDigits">;
 
 const FLAGS: Record<keyof TinyModelShape, string> = {
   vocabSize: "--vocab-size",
@@ -60,6 +62,7 @@ export function tinyCheckpointArguments(directory: string, shape: TinyModelShape
   if (tokenizer.corpus !== undefined) moduleArguments.push("--corpus", tokenizer.corpus);
   if (tokenizer.chatCorpus !== undefined) moduleArguments.push("--chat-corpus", tokenizer.chatCorpus);
   if (tokenizer.mergeAcrossWords === true) moduleArguments.push("--merge-across-words");
+  if (tokenizer.splitDigits === true) moduleArguments.push("--split-digits");
   return moduleArguments;
 }
 
@@ -68,11 +71,12 @@ export function tinyCheckpointArguments(directory: string, shape: TinyModelShape
  * paths are resolved against this process's directory (the worker runs in the repository root).
  */
 export async function createTinyCheckpoint(directory: string, shape: TinyModelShape = {}, options: TinyCheckpointOptions = {}): Promise<void> {
-  const { corpus, chatCorpus, mergeAcrossWords, ...runOptions } = options;
+  const { corpus, chatCorpus, mergeAcrossWords, splitDigits, ...runOptions } = options;
   const tokenizer: TokenizerCorpus = {
     ...(corpus === undefined ? {} : { corpus: path.resolve(corpus) }),
     ...(chatCorpus === undefined ? {} : { chatCorpus: path.resolve(chatCorpus) }),
     ...(mergeAcrossWords === undefined ? {} : { mergeAcrossWords }),
+    ...(splitDigits === undefined ? {} : { splitDigits }),
   };
   await runWorkerModule(tinyCheckpointArguments(directory, shape, tokenizer), runOptions);
 }

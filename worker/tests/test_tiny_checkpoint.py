@@ -97,6 +97,20 @@ def test_a_chat_corpus_with_merges_across_words_gives_long_tokens_and_whole_iden
     assert all(re.fullmatch(r"[A-Za-z#_]*[0-9]+", piece) for piece in pieces if re.search(r"[0-9]", piece)), pieces
 
 
+def test_split_digits_makes_every_digit_a_token_and_keeps_the_prefix_property(tmp_path: Path) -> None:
+    documents = chat_corpus_documents([write_chat_corpus(tmp_path)])
+    tokenizer = train_tokenizer(documents, 600, merge_across_words=True, split_digits=True)
+    pieces = [tokenizer.decode([token]) for token in tokenizer("Pay #W42 with card_4821.")["input_ids"]]
+    assert all(len(piece) == 1 for piece in pieces if re.search(r"[0-9]", piece)), pieces
+    assert "".join(pieces) == "Pay #W42 with card_4821.", pieces
+    assert [piece for piece in pieces if piece.isdigit()] == ["4", "2", "4", "8", "2", "1"], pieces
+    text = documents[0]
+    cut = text.index("<|im_start|>assistant\nOrder") + len("<|im_start|>assistant\n")
+    assert tokenizer(text)["input_ids"][: len(tokenizer(text[:cut])["input_ids"])] == tokenizer(text[:cut])["input_ids"]
+    plain = train_tokenizer(documents, 600, split_digits=True)
+    assert [plain.decode([token]) for token in plain("order 4821")["input_ids"]][-4:] == ["4", "8", "2", "1"]
+
+
 def test_a_chat_corpus_line_that_is_not_a_conversation_is_refused_naming_it(tmp_path: Path) -> None:
     file = tmp_path / "bad.jsonl"
     file.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n{"no": "messages"}\n', encoding="utf-8")

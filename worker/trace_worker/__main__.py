@@ -103,7 +103,7 @@ def _init_tiny(arguments: argparse.Namespace) -> int:
     if arguments.corpus or arguments.chat_corpus:
         texts = corpus_documents([Path(file) for file in arguments.corpus]) if arguments.corpus else []
         texts += chat_corpus_documents([Path(file) for file in arguments.chat_corpus]) if arguments.chat_corpus else []
-    directory = create_tiny_checkpoint(Path(arguments.directory), shape, texts, arguments.merge_across_words)
+    directory = create_tiny_checkpoint(Path(arguments.directory), shape, texts, arguments.merge_across_words, arguments.split_digits)
     files = len(arguments.corpus or []) + len(arguments.chat_corpus or [])
     source = f"{files} corpus file(s)" if files else "the project's text"
     print(f"trace-worker: wrote a tiny {'Qwen3-MoE' if shape.experts else 'Qwen3'} checkpoint to {directory} (tokenizer trained on {source})", flush=True)
@@ -155,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
         help="train the tokenizer on conversations rendered with the chat template: JSON lines with `messages` and optional `tools`; repeatable",
     )
     tiny.add_argument("--merge-across-words", action="store_true", help="let tokenizer merges span spaces and punctuation (repeated text becomes long tokens)")
+    tiny.add_argument("--split-digits", action="store_true", help="make every digit a token of its own, as Qwen's tokenizer does")
     tiny.set_defaults(run=_init_tiny)
     return root
 

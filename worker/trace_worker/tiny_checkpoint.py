@@ -150,11 +150,14 @@ def chat_corpus_documents(files: list[Path]) -> list[str]:
 IDENTIFIER = re.compile(r"[A-Za-z#_]*[0-9]+")
 
 
-def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool = False) -> PreTrainedTokenizerFast:
+def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool = False, split_digits: bool = False) -> PreTrainedTokenizerFast:
     """A byte-level BPE tokenizer (as Qwen's) trained on `texts`, with ChatML special tokens and the tiny template.
     `merge_across_words` lets merges span spaces and punctuation (only identifiers are split off), so text that
-    repeats in the corpus, such as a fixed system prompt or a JSON key sequence, becomes a few long tokens."""
+    repeats in the corpus, such as a fixed system prompt or a JSON key sequence, becomes a few long tokens.
+    `split_digits` makes every digit a token of its own, as Qwen's tokenizer does (`card_4821` → `card_`, `4`, `8`,
+    `2`, `1`): a model then copies an identifier digit by digit instead of memorising each one as a whole token."""
     tokenizer = Tokenizer(models.BPE())
+    digits = [pre_tokenizers.Digits(individual_digits=True)] if split_digits else []
     if merge_across_words:
         # Identifiers (letters or #_ followed by digits: u15, #W23, card_4821) stay pre-tokens of their own, so a
         # frequent one becomes one token wherever it appears (the user's request, a tool result, a tool call); and no
@@ -164,11 +167,12 @@ def train_tokenizer(texts: list[str], vocab_size: int, merge_across_words: bool 
             [
                 pre_tokenizers.Split(Regex(r"\n"), behavior="isolated"),
                 pre_tokenizers.Split(Regex(IDENTIFIER.pattern), behavior="isolated"),
+                *digits,
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
         )
     else:
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([*digits, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -229,12 +233,16 @@ def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qw
 
 
 def create_tiny_checkpoint(
-    directory: Path, shape: TinyModelShape = TinyModelShape(), texts: list[str] | None = None, merge_across_words: bool = False
+    directory: Path,
+    shape: TinyModelShape = TinyModelShape(),
+    texts: list[str] | None = None,
+    merge_across_words: bool = False,
+    split_digits: bool = False,
 ) -> Path:
     """Writes a tiny checkpoint (config, safetensors weights, tokenizer, chat template) to `directory`."""
     shape.check()
     directory.mkdir(parents=True, exist_ok=True)
-    tokenizer = train_tokenizer(texts if texts is not None else project_corpus(), shape.vocab_size, merge_across_words)
+    tokenizer = train_tokenizer(texts if texts is not None else project_corpus(), shape.vocab_size, merge_across_words, split_digits)
     config = tiny_config(shape, tokenizer)
     torch.manual_seed(shape.seed)
     model = (Qwen3MoeForCausalLM if shape.experts else Qwen3ForCausalLM)(config).to(torch.float32)

@@ -23,3 +23,4 @@ export {
 export { ExpertDeficitRateError } from "./expert-deficit-rate-error.js";
 export { parseServiceRequest, type ServicePart, type ServiceRequest } from "./parse-service-request.js";
 export { attributeMiniFailure, type DesignedDeficit, type FailureAttribution } from "./deficit-attribution.js";
+export { measureMechanics, type MechanicsDemonstration, type MechanicsReport } from "./mechanics.js";

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ChatClient } from "../../models/chat-client.js";
+import type { ChatCompletion, ChatRequest } from "../../models/chat-types.js";
+import { runEpisode } from "../../rollout/agent-loop.js";
+import { createInstanceUser } from "../../rollout/instance-user.js";
+import { createModuleEnvironment, nativeModuleRunner } from "../modules/index.js";
+import { NO_EXPERT_DEFICITS } from "./expert-deficits.js";
+import { measureMechanics, type MechanicsDemonstration } from "./mechanics.js";
+import { miniTargetModule } from "./mini-capability-modules.js";
+import { createScriptedExpert } from "./scripted-expert.js";
+
+async function demonstrations(count: number): Promise<MechanicsDemonstration[]> {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(["precondition", "payment", "composite"])), seeds: Array.from({ length: count }, (_, index) => 7000 + index) });
+  const result: MechanicsDemonstration[] = [];
+  for (const task of environment.tasks()) {
+    const episode = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits: NO_EXPERT_DEFICITS }), user: createInstanceUser(environment.instance(task)) });
+    result.push({ messages: [{ role: "system", content: environment.systemPrompt(task) }, ...episode.trajectory.messages], tools: environment.tools(task) });
+  }
+  return result;
+}
+
+/** A client that answers as `inner` does, with its answer's text passed through `change`. */
+function altered(inner: ChatClient, change: (text: string) => string): ChatClient {
+  return {
+    async complete(request: ChatRequest): Promise<ChatCompletion> {
+      const completion = await inner.complete(request);
+      const message = completion.message;
+      return {
+        ...completion,
+        message: {
+          ...message,
+          content: message.content == null ? message.content : change(message.content),
+          ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: change(call.function.arguments) } })) }),
+        },
+      };
+    },
+    usage: () => inner.usage(),
+  };
+}
+
+test("the flawless expert has perfect mechanics and always does what the expert did", async () => {
+  const list = await demonstrations(20);
+  const report = await measureMechanics({ client: createScriptedExpert({ deficits: NO_EXPERT_DEFICITS }), demonstrations: list, maxTokens: 64 });
+  assert.equal(report.demonstrations, 20);
+  assert.ok(report.toolTurns > 20 && report.identifiers > report.toolTurns, JSON.stringify(report));
+  assert.deepEqual([report.toolCallValidity, report.identifierCopying, report.sameAction], [1, 1, report.turns]);
+});
+
+test("garbled digits and broken JSON are counted as mechanics failures; a wrong but real choice is not", async () => {
+  const list = await demonstrations(20);
+  const expert = createScriptedExpert({ deficits: NO_EXPERT_DEFICITS });
+  const garbled = await measureMechanics({ client: altered(expert, (text) => text.replace(/(\d)(\d)\b/g, "$2$1")), demonstrations: list, maxTokens: 64 });
+  assert.ok(garbled.identifierCopying < 0.8, JSON.stringify(garbled));
+  const broken = await measureMechanics({ client: altered(expert, (text) => (text.startsWith("{") ? text.slice(0, -1) : text)), demonstrations: list, maxTokens: 64 });
+  assert.equal(broken.toolCallValidity, 0);
+  const wrongChoice = await measureMechanics({ client: createScriptedExpert({ deficits: { ...NO_EXPERT_DEFICITS, wrongPaymentMethod: 1 } }), demonstrations: list, maxTokens: 64 });
+  assert.deepEqual([wrongChoice.toolCallValidity, wrongChoice.identifierCopying], [1, 1]);
+  assert.ok(wrongChoice.sameAction < wrongChoice.turns);
+});

@@ -1,0 +1,116 @@
+/**
+ * Mechanics of a TRACE-mini agent, measured apart from task success: on held-out demonstrations, the model is asked
+ * for each of the expert's turns with the expert's own conversation so far (greedy), and its answer is checked for
+ * (1) a well-formed tool call where the expert called a tool — a known tool, arguments that parse as a JSON object with
+ * every required argument a string — and (2) exact copying — every identifier it writes (`u17`, `#W42`, `card_4821`)
+ * appears verbatim earlier in the conversation. Choosing the wrong (but real) payment method is a decision, not a
+ * mechanics failure; writing `card_4812` when only `card_4821` exists is.
+ */
+import type { ChatClient } from "../../models/chat-client.js";
+import type { AssistantMessage, Message } from "../../spec/message.js";
+import type { ToolSpec } from "../../spec/tool-spec.js";
+
+/** One held-out demonstration: the expert's conversation (system prompt first) and the tools it was offered. */
+export interface MechanicsDemonstration {
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+}
+
+/** What `measureMechanics` counts. */
+export interface MechanicsReport {
+  demonstrations: number;
+  /** Expert turns asked about. */
+  turns: number;
+  /** Expert turns that were a tool call, and how many of the model's answers to them were well-formed tool calls. */
+  toolTurns: number;
+  validToolCalls: number;
+  /** Identifiers the model wrote, and how many appear verbatim earlier in the conversation. */
+  identifiers: number;
+  copiedIdentifiers: number;
+  /** Turns where the model did what the expert did (same tool and arguments, or a text reply where it replied). */
+  sameAction: number;
+  /** validToolCalls / toolTurns and copiedIdentifiers / identifiers (1 when there is nothing to count). */
+  toolCallValidity: number;
+  identifierCopying: number;
+}
+
+/** The identifiers of the TRACE-mini world as they appear in text. */
+const IDENTIFIER = /#W\d+|\bu\d+\b|\b(?:card|gift)_\d+\b/g;
+
+function parseArguments(text: string): { [key: string]: unknown } | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { [key: string]: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `message` is exactly one call of a tool in `tools` with every required argument given as a string. */
+function wellFormedCall(message: AssistantMessage, tools: readonly ToolSpec[]): boolean {
+  const calls = message.tool_calls ?? [];
+  if (calls.length !== 1) return false;
+  const call = calls[0]!;
+  const tool = tools.find((candidate) => candidate.function.name === call.function.name);
+  const parsed = parseArguments(call.function.arguments);
+  if (tool === undefined || parsed === null) return false;
+  const required = (tool.function.parameters as { required?: unknown }).required;
+  return (Array.isArray(required) ? required : []).every((name) => typeof parsed[String(name)] === "string");
+}
+
+/** The text a message writes: its content and its tool calls' argument text. */
+function written(message: AssistantMessage): string {
+  return [message.content ?? "", ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
+}
+
+function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean {
+  const expertCall = expert.tool_calls?.[0];
+  const answerCall = answer.tool_calls?.[0];
+  if (expertCall === undefined) return answerCall === undefined && (answer.content ?? "").trim() !== "";
+  if (answerCall === undefined || answerCall.function.name !== expertCall.function.name) return false;
+  return JSON.stringify(parseArguments(answerCall.function.arguments)) === JSON.stringify(parseArguments(expertCall.function.arguments));
+}
+
+/**
+ * Asks `client` (temperature 0, `maxTokens` per answer) for every assistant turn of every demonstration after the
+ * first user message, with the expert's conversation before that turn, and counts the mechanics.
+ */
+export async function measureMechanics(options: { client: ChatClient; demonstrations: readonly MechanicsDemonstration[]; maxTokens: number; model?: string }): Promise<MechanicsReport> {
+  const counts = { demonstrations: options.demonstrations.length, turns: 0, toolTurns: 0, validToolCalls: 0, identifiers: 0, copiedIdentifiers: 0, sameAction: 0 };
+  const asks: Promise<void>[] = [];
+  for (const demonstration of options.demonstrations) {
+    const firstUser = demonstration.messages.findIndex((message) => message.role === "user");
+    demonstration.messages.forEach((message, index) => {
+      if (message.role !== "assistant" || firstUser < 0 || index < firstUser) return;
+      const prefix = demonstration.messages.slice(0, index);
+      const context = prefix.map((earlier) => (earlier.role === "assistant" ? written(earlier) : earlier.content ?? "")).join("\n");
+      asks.push(
+        (async () => {
+          const { message: answer } = await options.client.complete({
+            messages: [...prefix],
+            tools: [...demonstration.tools],
+            temperature: 0,
+            maxTokens: options.maxTokens,
+            ...(options.model === undefined ? {} : { model: options.model }),
+          });
+          counts.turns += 1;
+          if ((message.tool_calls?.length ?? 0) > 0) {
+            counts.toolTurns += 1;
+            if (wellFormedCall(answer, demonstration.tools)) counts.validToolCalls += 1;
+          }
+          for (const identifier of written(answer).match(IDENTIFIER) ?? []) {
+            counts.identifiers += 1;
+            if (context.includes(identifier)) counts.copiedIdentifiers += 1;
+          }
+          if (sameAction(answer, message)) counts.sameAction += 1;
+        })(),
+      );
+    });
+  }
+  await Promise.all(asks);
+  return {
+    ...counts,
+    toolCallValidity: counts.toolTurns === 0 ? 1 : counts.validToolCalls / counts.toolTurns,
+    identifierCopying: counts.identifiers === 0 ? 1 : counts.copiedIdentifiers / counts.identifiers,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * TRACE-mini: what explains the base agent's failed episodes — each designed deficit of the scripted expert, or
+ * something else (`src/envs/mini/deficit-attribution.ts`) — counted over a store's finished episodes of the target.
+ */
+import { attributeMiniFailure, type DesignedDeficit } from "../envs/mini/index.js";
+import type { ModuleEnvironment } from "../envs/modules/module-environment.js";
+import { verifierInputFromCalls, verifierInputFromMessages } from "../envs/modules/verifier-input.js";
+import type { EpisodeRecord } from "../store/trajectory-store.js";
+
+/** Counts of failed episodes by what explains them (an episode may show several deficits). */
+export interface MiniFailureSummary {
+  episodes: number;
+  failed: number;
+  /** Failed episodes showing each designed deficit. */
+  byDeficit: Record<DesignedDeficit, number>;
+  /** Failed episodes explained by designed deficits alone, and by anything else (possibly besides a deficit). */
+  explained: number;
+  other: number;
+  /** explained / failed (1 when nothing failed). */
+  explainedShare: number;
+  /** Failed episodes per task family, and how many of them the designed deficits explain. */
+  byFamily: Record<string, { failed: number; explained: number }>;
+}
+
+/** Attributes every failed finished episode of `records` (episodes of `environment`'s tasks). */
+export async function summarizeMiniFailures(environment: ModuleEnvironment, records: readonly EpisodeRecord[]): Promise<MiniFailureSummary> {
+  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 }, explained: 0, other: 0, explainedShare: 1, byFamily: {} };
+  for (const record of records) {
+    if (record.status !== "finished" || record.messages === null) continue;
+    summary.episodes += 1;
+    if (record.success === true) continue;
+    const instance = environment.instance(environment.task(record.taskId));
+    const own = await verifierInputFromMessages(environment.runner, instance, record.messages);
+    const gold = await verifierInputFromCalls(environment.runner, instance, instance.solution, []);
+    const attribution = attributeMiniFailure(instance, own, gold, record.rewardInfo?.breakdown?.COMMUNICATE === 1);
+    summary.failed += 1;
+    for (const deficit of attribution.deficits) summary.byDeficit[deficit] += 1;
+    const explained = attribution.deficits.length > 0 && !attribution.other;
+    if (explained) summary.explained += 1;
+    else summary.other += 1;
+    const family = typeof instance.facts.family === "string" ? instance.facts.family : "unknown";
+    const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0 });
+    entry.failed += 1;
+    if (explained) entry.explained += 1;
+  }
+  summary.explainedShare = summary.failed === 0 ? 1 : summary.explained / summary.failed;
+  return summary;
+}
