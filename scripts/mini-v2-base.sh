@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): three base-training
-# seeds at once, each `trace run CONFIG --until analyze` in its own run directory (initTiny.seed and target.seed set to
-# the seed): SFT on the expert's demonstrations, the mechanics on held-out demonstrations, the base rollouts with the
+# TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
+# each `trace run CONFIG --until analyze` in its own run directory with a patch deep-merged into CONFIG — by default
+# three base-training seeds (initTiny.seed and target.seed), or RUNS='[{"name": …, "patch": {…}}, …]': SFT on the expert's demonstrations, the mechanics on held-out demonstrations, the base rollouts with the
 # failures attributed to the designed deficits, and the reference analysis. Prints one table; copies each seed's
 # base/sft.json (mechanics), base/failures.json and analysis report into $OUT.
 #   here:  WITH_TAU2=0 bash scripts/device-bundle.sh && bash scripts/worker-wheels.sh
@@ -9,7 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CONFIG="${CONFIG:-configs/mini-v2-gpu.json}"
-SEEDS="${SEEDS:-0 1 2}"
+DEFAULT_RUNS='[{"name":"s0","patch":{"model":{"initTiny":{"seed":0}},"target":{"seed":0}}},{"name":"s1","patch":{"model":{"initTiny":{"seed":1}},"target":{"seed":1}}},{"name":"s2","patch":{"model":{"initTiny":{"seed":2}},"target":{"seed":2}}}]'
+RUNS="${RUNS:-$DEFAULT_RUNS}"
 LIMIT="${LIMIT:-540}"
 if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
@@ -23,17 +24,22 @@ mkdir -p "$OUT"
 # At most 8 files come back from a device call: the table, and one archive of every seed's logs and results.
 WORK=/tmp/mini-v2-results
 mkdir -p "$WORK"
-for seed in $SEEDS; do
-  node -e 'const fs=require("fs"); const [file, seed, out] = process.argv.slice(1); const c = JSON.parse(fs.readFileSync(file, "utf8")); c.model.initTiny.seed = Number(seed); c.target.seed = Number(seed); fs.writeFileSync(out, JSON.stringify(c, null, 2));' "$CONFIG" "$seed" "/tmp/mini-v2-s$seed.json"
-  (timeout "$LIMIT" node bin/trace.js run "/tmp/mini-v2-s$seed.json" --run-dir "runs/mini-v2-s$seed" --until analyze > "$WORK/log-s$seed.txt" 2>&1; echo "exit $?" >> "$WORK/log-s$seed.txt") &
+NAMES=$(node -e 'for (const run of JSON.parse(process.argv[1])) console.log(run.name)' "$RUNS")
+for name in $NAMES; do
+  node -e '
+const fs = require("fs");
+const [file, runs, name, out] = process.argv.slice(1);
+const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
+fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(file, "utf8")), JSON.parse(runs).find((run) => run.name === name).patch), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
+  (timeout "$LIMIT" node bin/trace.js run "/tmp/mini-v2-$name.json" --run-dir "runs/mini-v2-$name" --until analyze > "$WORK/log-$name.txt" 2>&1; echo "exit $?" >> "$WORK/log-$name.txt") &
 done
 wait
-for seed in $SEEDS; do tail -n 25 "$WORK/log-s$seed.txt"; done
+for name in $NAMES; do grep -v "finished .* failed .* skipped" "$WORK/log-$name.txt" | tail -n 12; done
 node -e '
 const fs = require("fs");
 const rows = [];
 for (const seed of process.argv.slice(1)) {
-  const dir = `runs/mini-v2-s${seed}`;
+  const dir = `runs/mini-v2-${seed}`;
   const read = (file) => { try { return JSON.parse(fs.readFileSync(`${dir}/${file}`, "utf8")); } catch { return null; } };
   const sft = read("base/sft.json"), failures = read("base/failures.json");
   const m = sft?.mechanics;
@@ -42,13 +48,14 @@ for (const seed of process.argv.slice(1)) {
     failures ? `${failures.episodes - failures.failed}/${failures.episodes}` : "-", failures ? pct(failures.explainedShare) : "-",
     failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-"]);
 }
-console.log("| seed | final SFT loss | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit |");
+console.log("| run | final SFT loss | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit |");
 console.log("|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-' $SEEDS | tee "$OUT/table.md"
-for seed in $SEEDS; do
+' $NAMES | tee "$OUT/table.md"
+for name in $NAMES; do
+  cp "/tmp/mini-v2-$name.json" "$WORK/$name-config.json"
   for file in base/sft.json base/failures.json analysis/reference/report.md; do
-    [ -e "runs/mini-v2-s$seed/$file" ] && cp "runs/mini-v2-s$seed/$file" "$WORK/s$seed-$(echo "$file" | tr / _)"
+    [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
 done
 tar -czf "$OUT/mini-v2-results.tar.gz" -C "$WORK" .

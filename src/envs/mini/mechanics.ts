@@ -32,7 +32,12 @@ export interface MechanicsReport {
   /** validToolCalls / toolTurns and copiedIdentifiers / identifiers (1 when there is nothing to count). */
   toolCallValidity: number;
   identifierCopying: number;
+  /** The first few failures, to look at: the expert's move, the model's answer, and what was wrong. */
+  examples: { problem: "no well-formed tool call" | "identifier not in the context"; expert: string; answer: string }[];
 }
+
+/** How many failure examples a report keeps. */
+const EXAMPLES = 12;
 
 /** The identifiers of the TRACE-mini world as they appear in text. */
 const IDENTIFIER = /#W\d+|\bu\d+\b|\b(?:card|gift)_\d+\b/g;
@@ -77,6 +82,10 @@ function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean
  */
 export async function measureMechanics(options: { client: ChatClient; demonstrations: readonly MechanicsDemonstration[]; maxTokens: number; model?: string }): Promise<MechanicsReport> {
   const counts = { demonstrations: options.demonstrations.length, turns: 0, toolTurns: 0, validToolCalls: 0, identifiers: 0, copiedIdentifiers: 0, sameAction: 0 };
+  const examples: MechanicsReport["examples"] = [];
+  const keep = (problem: MechanicsReport["examples"][number]["problem"], expert: AssistantMessage, answer: AssistantMessage) => {
+    if (examples.length < EXAMPLES) examples.push({ problem, expert: written(expert), answer: `${answer.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(" ") ?? ""}${answer.content ?? ""}` });
+  };
   const asks: Promise<void>[] = [];
   for (const demonstration of options.demonstrations) {
     const firstUser = demonstration.messages.findIndex((message) => message.role === "user");
@@ -97,10 +106,12 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
           if ((message.tool_calls?.length ?? 0) > 0) {
             counts.toolTurns += 1;
             if (wellFormedCall(answer, demonstration.tools)) counts.validToolCalls += 1;
+            else keep("no well-formed tool call", message, answer);
           }
           for (const identifier of written(answer).match(IDENTIFIER) ?? []) {
             counts.identifiers += 1;
             if (context.includes(identifier)) counts.copiedIdentifiers += 1;
+            else keep("identifier not in the context", message, answer);
           }
           if (sameAction(answer, message)) counts.sameAction += 1;
         })(),
@@ -110,6 +121,7 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
   await Promise.all(asks);
   return {
     ...counts,
+    examples,
     toolCallValidity: counts.toolTurns === 0 ? 1 : counts.validToolCalls / counts.toolTurns,
     identifierCopying: counts.identifiers === 0 ? 1 : counts.copiedIdentifiers / counts.identifiers,
   };
