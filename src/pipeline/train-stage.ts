@@ -13,9 +13,11 @@ import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 /** The `training` section as runGrpo options (what the train stage and `trace compare` share). */
 export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick<
   RunGrpoOptions,
-  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps"
+  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps" | "mechanisms"
 > {
+  const { hints, dynamicSampling, dropInformationTurns, toolResultTruncation } = training;
   return {
+    mechanisms: { hints, dynamicSampling, dropInformationTurns, toolResultTruncation },
     adapterConfig: { rank: training.rank },
     groups: training.groups,
     samples: training.samples,

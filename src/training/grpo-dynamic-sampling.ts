@@ -1,0 +1,15 @@
+/**
+ * Dynamic sampling (TRACE reference: DAPO-style re-collection in `train/train_grpo.py`): after a round of G groups,
+ * sample another round while fewer than `minInformativeShare` × G of the groups sampled so far have reward variance and
+ * extra rounds are left; groups without variance are dropped as always.
+ */
+
+/** Informative groups an iteration wants: ⌈share × G⌉ (float noise aside). */
+export function informativeGroupsWanted(groups: number, share: number): number {
+  return Math.ceil(share * groups - 1e-9);
+}
+
+/** Whether round `round` (0-based, just sampled) should be followed by another one. */
+export function wantsAnotherRound(options: { informative: number; groups: number; share: number; round: number; extraRounds: number }): boolean {
+  return options.round < options.extraRounds && options.informative < informativeGroupsWanted(options.groups, options.share);
+}
