@@ -5,6 +5,7 @@
  */
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
+import { mostEpisodesPerIteration } from "../training/grpo-dynamic-sampling.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
@@ -28,6 +29,11 @@ export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick
     ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
     ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
   };
+}
+
+/** The most episodes one GRPO iteration of the `training` section can sample (dynamic sampling's extra rounds included). */
+export function episodesPerIterationAllowance(training: ResolvedPipelineConfig["training"]): number {
+  return mostEpisodesPerIteration(training.groups, training.samples, training.dynamicSampling.extraRounds);
 }
 
 /** Seeds 0 … n − 1 of a capability environment used for training. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Task } from "../spec/task.js";
-import { informativeGroupsWanted, wantsAnotherRound } from "./grpo-dynamic-sampling.js";
+import { informativeGroupsWanted, mostEpisodesPerIteration, wantsAnotherRound } from "./grpo-dynamic-sampling.js";
 import { planIteration, ROUND_SEED_STRIDE } from "./grpo-schedule.js";
 
 test("an iteration wants ⌈share × G⌉ informative groups", () => {
@@ -29,4 +29,9 @@ test("an extra round plans other tasks and other sampling seeds than round 0; ro
   const seeds = new Set(first.flatMap((group) => group.seeds));
   assert.ok(extra.every((group) => group.seeds.every((seed) => !seeds.has(seed))));
   assert.notDeepEqual(extra.map((group) => group.task.id), first.map((group) => group.task.id));
+});
+
+test("a budget must allow G × K × (1 + extra rounds) episodes per iteration", () => {
+  assert.equal(mostEpisodesPerIteration(8, 16, 0), 128);
+  assert.equal(mostEpisodesPerIteration(8, 16, 2), 384);
 });
