@@ -82,7 +82,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
           seconds += metrics.seconds;
           ran += 1;
           context.log(
-            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
+            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}${metrics.rewardMeanHinted === null ? "" : ` (hinted ${metrics.rewardMeanHinted.toFixed(3)}, plain ${metrics.rewardMeanPlain?.toFixed(3) ?? "-"})`}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped} in ${metrics.samplingRounds} round(s), turns dropped ${metrics.turnsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
           );
         },
       });
