@@ -39,7 +39,8 @@ const config = {
     },
     validationSeeds: [0],
   },
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4 },
+  // No extra sampling rounds, so that every GRPO iteration samples exactly G × K (the budget asserted below).
+  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 0 } },
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.

@@ -35,7 +35,8 @@ const config = {
     },
     validationSeeds: [0, 1],
   },
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 16, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
+  // No extra sampling rounds, so that every GRPO iteration samples exactly G × K (the budget below); the other mechanisms keep their defaults.
+  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 16, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 0 } },
   evaluation: { heldOutSeeds: [1000], maxTokens: 16, maxSteps: 2 },
   // Every method of `trace compare` at the training budget (capabilities × 1 iteration × 2 × 2 rollouts).
   compare: { seeds: [0], curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-4 } },

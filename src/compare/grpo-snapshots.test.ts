@@ -28,3 +28,13 @@ test("the checkpoint at an iteration is the latest one saved at or before it", (
   assert.equal(checkpointAt(checkpoints, 11)?.iteration, 8);
   assert.equal(checkpointAt(checkpoints, 40)?.iteration, 12);
 });
+
+test("a checkpoint's episodes are those its iterations sampled (metrics.jsonl, dynamic sampling's rounds included)", () => {
+  const directory = path.join(scratch, "with-metrics");
+  for (const step of ["step-0001", "step-0002"]) {
+    mkdirSync(path.join(directory, step), { recursive: true });
+    writeFileSync(path.join(directory, step, "adapter_config.json"), "{}");
+  }
+  writeFileSync(path.join(directory, "metrics.jsonl"), [{ iteration: 1, episodes: 8 }, { iteration: 2, episodes: 24 }].map((line) => JSON.stringify(line) + "\n").join(""));
+  assert.deepEqual(adapterCheckpoints(directory).map((checkpoint) => checkpoint.episodes), [8, 32]);
+});

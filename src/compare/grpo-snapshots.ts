@@ -11,13 +11,16 @@ import type { SimulatedUser } from "../rollout/simulated-user.js";
 import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import { readCheckpoint } from "../training/grpo-checkpoint.js";
+import { episodesThrough } from "../training/grpo-metrics-log.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
-import { grpoSettings, syncOf, type GrpoTrainer } from "../pipeline/train-stage.js";
+import { episodesPerIterationAllowance, grpoSettings, syncOf, type GrpoTrainer } from "../pipeline/train-stage.js";
 
 /** A saved adapter after `iteration` iterations. */
 export interface AdapterCheckpoint {
   iteration: number;
   adapterPath: string;
+  /** Episodes its iterations sampled (metrics.jsonl), when recorded. */
+  episodes?: number;
 }
 
 export interface BudgetedGrpoOptions {
@@ -38,7 +41,11 @@ export function adapterCheckpoints(directory: string): AdapterCheckpoint[] {
   if (!existsSync(directory)) return [];
   return readdirSync(directory)
     .filter((entry) => /^step-\d{4}$/.test(entry) && existsSync(path.join(directory, entry, "adapter_config.json")))
-    .map((entry) => ({ iteration: Number(entry.slice(5)), adapterPath: path.join(directory, entry) }))
+    .map((entry) => {
+      const iteration = Number(entry.slice(5));
+      const episodes = episodesThrough(path.join(directory, "metrics.jsonl"), iteration);
+      return { iteration, adapterPath: path.join(directory, entry), ...(episodes === null ? {} : { episodes }) };
+    })
     .sort((left, right) => left.iteration - right.iteration);
 }
 
@@ -46,10 +53,12 @@ export function adapterCheckpoints(directory: string): AdapterCheckpoint[] {
 export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<AdapterCheckpoint[]> {
   const { context, budget, name } = options;
   const { training } = context.config;
-  const perIteration = training.groups * training.samples;
+  // An iteration samples G × K episodes, and more with dynamic sampling: the budget is charged what metrics.jsonl
+  // recorded, and training stops when the most an iteration can sample no longer fits.
+  const perIteration = episodesPerIterationAllowance(training);
   const directory = path.join(options.adaptersDirectory, name);
-  const restored = readCheckpoint(directory)?.iteration ?? 0;
-  if (restored > 0) budget.charge("training", Math.min(restored, options.iterations) * perIteration);
+  const restored = Math.min(readCheckpoint(directory)?.iteration ?? 0, options.iterations);
+  if (restored > 0) budget.charge("training", episodesThrough(path.join(directory, "metrics.jsonl"), restored) ?? restored * training.groups * training.samples);
   if (restored < options.iterations) {
     const worker = await context.worker();
     const hooks = grpoBudgetHooks({

@@ -9,7 +9,7 @@ import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import { episodesPerIterationAllowance, type GrpoTrainer } from "../pipeline/train-stage.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
 import type { CompareCapability, CompareSetup, MethodOutcome } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
@@ -69,7 +69,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   if (index.environments.length === 0) throw new NoCapabilityEnvironmentsError(config.runDirectory);
   const capabilities: CompareCapability[] = await Promise.all(index.environments.map(async (entry) => ({ capability: entry.capability, description: entry.description, runner: await context.environment(entry) })));
   const { training } = config;
-  const budgetLimit = capabilities.length * training.iterations * training.groups * training.samples;
+  const budgetLimit = capabilities.length * training.iterations * episodesPerIterationAllowance(training);
   const fractions = Array.from({ length: compare.curvePoints }, (_, index) => (index + 1) / compare.curvePoints);
   const domains = await loadTargetDomains(config);
   const routing = existsSync(run.routingFile) ? run.readRoutingFile() : undefined;

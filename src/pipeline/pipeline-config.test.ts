@@ -6,6 +6,8 @@ import { test } from "node:test";
 import { loadPipelineConfig, parsePipelineConfig } from "./pipeline-config.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 import { checkRoleEndpoints, MissingApiKeyError, roleEndpoint } from "./endpoints.js";
+import { episodesPerIterationAllowance, grpoSettings } from "./train-stage.js";
+import { parseGrpoMechanisms } from "../training/grpo-mechanisms.js";
 
 const minimal = { name: "x", model: {}, target: { dataDirectory: "data", domains: ["airline"] }, environments: { map: {} } };
 
@@ -17,6 +19,17 @@ test("defaults are applied and paths resolved", () => {
   assert.equal(config.training.iterations, 40);
   assert.equal(config.training.learningRate, 1e-5);
   assert.equal(config.analysis.labeler, "reference");
+});
+
+test("training: K = 16 rollouts per group and the reference trainer's mechanisms by default, the same with or without the section", () => {
+  const config = parsePipelineConfig(minimal, "c.json");
+  assert.deepEqual([config.training.groups, config.training.samples], [8, 16]);
+  assert.deepEqual(grpoSettings(config.training).mechanisms, parseGrpoMechanisms(undefined));
+  assert.deepEqual(parsePipelineConfig({ ...minimal, training: {} }, "c.json").training, config.training);
+  const tuned = parsePipelineConfig({ ...minimal, training: { hints: { share: 0.5 }, dynamicSampling: { extraRounds: 0 } } }, "c.json");
+  assert.deepEqual([tuned.training.hints.share, tuned.training.dynamicSampling, tuned.training.dropInformationTurns], [0.5, { extraRounds: 0, minInformativeShare: 0.5 }, true]);
+  assert.equal(episodesPerIterationAllowance(config.training), 8 * 16 * 3);
+  assert.throws(() => parsePipelineConfig({ ...minimal, training: { hints: { share: 1.5 } } }, "c.json"), /training\.hints\.share/);
 });
 
 test("the offline example configuration validates", () => {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { COMPARE_METHODS } from "../compare/compare-methods.js";
 import { openRunDirectory } from "../run/run-directory.js";
+import { grpoMechanismsSchema } from "../training/grpo-mechanisms.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 
 const positiveInteger = z.number().int().positive();
@@ -259,8 +260,10 @@ export const pipelineConfigSchema = z.strictObject({
   training: z
     .strictObject({
       iterations: positiveInteger.default(40),
+      /** Groups (seeds) per iteration, G. */
       groups: positiveInteger.default(8),
-      samples: positiveInteger.default(8),
+      /** Rollouts per group, K (16 as in the paper). */
+      samples: positiveInteger.default(16),
       learningRate: z.number().positive().default(1e-5),
       rank: positiveInteger.default(16),
       maxTokens: positiveInteger.optional(),
@@ -270,8 +273,10 @@ export const pipelineConfigSchema = z.strictObject({
       checkpointEvery: positiveInteger.default(5),
       /** Training seeds are 0 … seeds − 1 of each capability environment. */
       seeds: positiveInteger.default(100),
+      /** The reference trainer's mechanisms (`hints`, `dynamicSampling`, `dropInformationTurns`, `toolResultTruncation`), for every GRPO-based method alike. */
+      ...grpoMechanismsSchema.shape,
     })
-    .default({ iterations: 40, groups: 8, samples: 8, learningRate: 1e-5, rank: 16, temperature: 1, concurrency: 8, checkpointEvery: 5, seeds: 100 }),
+    .prefault({}),
   routing: z
     .strictObject({
       /** `model`: the base model scores one-token labels (the paper's router); `retrieval`: nearest synthetic-environment requests (for models too small to classify). */

@@ -5,6 +5,7 @@
  */
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
+import { mostEpisodesPerIteration } from "../training/grpo-dynamic-sampling.js";
 import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
@@ -13,9 +14,11 @@ import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 /** The `training` section as runGrpo options (what the train stage and `trace compare` share). */
 export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick<
   RunGrpoOptions,
-  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps"
+  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps" | "mechanisms"
 > {
+  const { hints, dynamicSampling, dropInformationTurns, toolResultTruncation } = training;
   return {
+    mechanisms: { hints, dynamicSampling, dropInformationTurns, toolResultTruncation },
     adapterConfig: { rank: training.rank },
     groups: training.groups,
     samples: training.samples,
@@ -26,6 +29,11 @@ export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick
     ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
     ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
   };
+}
+
+/** The most episodes one GRPO iteration of the `training` section can sample (dynamic sampling's extra rounds included). */
+export function episodesPerIterationAllowance(training: ResolvedPipelineConfig["training"]): number {
+  return mostEpisodesPerIteration(training.groups, training.samples, training.dynamicSampling.extraRounds);
 }
 
 /** Seeds 0 … n − 1 of a capability environment used for training. */
@@ -74,7 +82,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
           seconds += metrics.seconds;
           ran += 1;
           context.log(
-            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
+            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}${metrics.rewardMeanHinted === null ? "" : ` (hinted ${metrics.rewardMeanHinted.toFixed(3)}, plain ${metrics.rewardMeanPlain?.toFixed(3) ?? "-"})`}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped} in ${metrics.samplingRounds} round(s), turns dropped ${metrics.turnsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
           );
         },
       });

@@ -43,6 +43,13 @@ export interface Environment {
   systemPrompt(task: Task): string;
   /** Tools offered to the agent. */
   tools(task: Task): readonly ToolSpec[];
+  /** Names of the tools that only read state (GRPO drops turns that call nothing else from its training data); absent: unknown. */
+  readTools?(task: Task): readonly string[];
+  /**
+   * Guidance from the task's ground truth (e.g. its solution's tool calls), shown in the system prompt of GRPO's hinted
+   * rollouts and swapped out before the update; absent or undefined: the task has none.
+   */
+  hint?(task: Task): string | undefined;
   /** Start an episode on a fresh state. */
   start(task: Task): Episode;
   /**

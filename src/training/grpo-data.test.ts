@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { Message, SampledTokens } from "../spec/message.js";
 import { SampledTokensMismatchError } from "./sampled-tokens-mismatch-error.js";
 import { test } from "node:test";
-import { type TrainingSequence, batchDatums, buildTrainingSequences, filterGroups, groupAdvantages, normalizationScales, sequenceDatum, weightedTokenCount } from "./grpo-data.js";
+import { type TrainingSequence, batchDatums, buildTrainingSequences, filterGroups, groupAdvantages, normalizationScales, sequenceDatum, sequencesOfTurns, weightedTokenCount, withTrainerLogprobs } from "./grpo-data.js";
 
 test("group advantages are (r − mean) / (std + ε); a group without variance gives none", () => {
   const advantages = groupAdvantages([1, 0, 0, 1]);
@@ -97,4 +97,14 @@ test("normalisation: token mean over the batch, mean of sequence means, or none"
   assert.equal(batch.tokens, 4);
   assert.deepEqual(batch.datums.map((datum) => datum.advantages), [[0, 0.5, 0.5, 0, 0.5], [-0.25]]);
   assert.deepEqual(batchDatums([sequence, short], "sequence-mean").datums.map((datum) => datum.advantages), [[0, 1 / 3, 1 / 3, 0, 1 / 3], [-0.5]]);
+});
+
+test("a sequence with a re-rendered turn is marked rewritten; the trainer's logprobs replace its sampled targets' ones", () => {
+  const tokens = (promptTokenIds: number[], completionTokenIds: number[]) => ({ promptTokenIds, completionTokenIds, completionLogprobs: completionTokenIds.map(() => -1) });
+  const [first, second] = sequencesOfTurns([{ tokens: tokens([1, 2], [3]) }, { tokens: tokens([9, 2], [4]), rewritten: true }], 1);
+  assert.equal(first!.rewritten, undefined);
+  assert.equal(second!.rewritten, true);
+  const datum = sequenceDatum(second!);
+  assert.deepEqual(withTrainerLogprobs(datum, [-0.3, -0.2]).samplingLogprobs, [0, -0.2], "only the sampled target takes the trainer's logprob");
+  assert.throws(() => withTrainerLogprobs(datum, [-0.3]), RangeError);
 });

@@ -54,6 +54,8 @@ export interface TrainingSequence {
   logprobs: number[];
   /** The episode's group advantage. */
   advantage: number;
+  /** Set when a turn's prompt was re-rendered for training (`grpo-turns.ts`): `logprobs` are then the trainer's, filled in later. */
+  rewritten?: true;
 }
 
 function startsWith(sequence: readonly number[], prefix: readonly number[]): boolean {
@@ -71,26 +73,40 @@ function checked(tokens: SampledTokens): SampledTokens {
 }
 
 /**
- * The sequences of an episode: a turn whose prompt extends the current sequence (previous prompt + completion) joins
- * it — the new prompt tokens unsampled, the completion sampled — otherwise a new sequence starts. Assistant messages
- * without sampled tokens (a fixed greeting) are skipped; turns with an empty completion add nothing sampled.
+ * The sequences of an episode's trained turns, in order: a turn whose prompt extends the current sequence (previous
+ * prompt + completion) joins it — the new prompt tokens unsampled, the completion sampled — otherwise a new sequence
+ * starts. Turns with an empty completion add nothing sampled. A sequence with a re-rendered turn is marked `rewritten`.
  */
-export function buildTrainingSequences(messages: readonly Message[], advantage: number): TrainingSequence[] {
+export function sequencesOfTurns(turns: readonly { tokens: SampledTokens; rewritten?: boolean }[], advantage: number): TrainingSequence[] {
   const sequences: TrainingSequence[] = [];
   let current: TrainingSequence | undefined;
-  for (const message of messages) {
-    if (message.role !== "assistant" || message.tokens === undefined) continue;
-    const { promptTokenIds, completionTokenIds, completionLogprobs } = checked(message.tokens);
+  for (const turn of turns) {
+    const { promptTokenIds, completionTokenIds, completionLogprobs } = checked(turn.tokens);
     if (current === undefined || !startsWith(promptTokenIds, current.tokens)) {
       current = { tokens: [], sampled: [], logprobs: [], advantage };
       sequences.push(current);
     }
+    if (turn.rewritten === true) current.rewritten = true;
     const added = promptTokenIds.slice(current.tokens.length);
     current.tokens.push(...added, ...completionTokenIds);
     current.sampled.push(...added.map(() => false), ...completionTokenIds.map(() => true));
     current.logprobs.push(...added.map(() => 0), ...completionLogprobs);
   }
   return sequences.filter((sequence) => sequence.sampled.some(Boolean));
+}
+
+/** The sequences of every sampled assistant turn of an episode (messages without sampled tokens, a fixed greeting, skipped). */
+export function buildTrainingSequences(messages: readonly Message[], advantage: number): TrainingSequence[] {
+  return sequencesOfTurns(
+    messages.flatMap((message) => (message.role === "assistant" && message.tokens !== undefined ? [{ tokens: message.tokens }] : [])),
+    advantage,
+  );
+}
+
+/** The datum with the trainer's logprobs of its sampled targets as sampling logprobs (for a re-rendered sequence). */
+export function withTrainerLogprobs(datum: Datum, logprobs: readonly number[]): Datum {
+  if (logprobs.length !== datum.targetTokens.length) throw new RangeError(`${logprobs.length} trainer logprobs for ${datum.targetTokens.length} targets`);
+  return { ...datum, samplingLogprobs: logprobs.map((logprob, index) => (datum.weights?.[index] === 0 ? 0 : logprob)) };
 }
 
 /** Policy-sampled tokens of a sequence that are predicted (every sampled token but a sampled first token). */

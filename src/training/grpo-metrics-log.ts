@@ -17,6 +17,24 @@ export function truncateMetricsFile(file: string, iteration: number): void {
   writeFileSync(file, kept.map((line) => line + "\n").join(""));
 }
 
+/** Episodes sampled by iterations 1 … `iteration` as the file records them; null when the file lacks one of them. */
+export function episodesThrough(file: string, iteration: number): number | null {
+  if (!existsSync(file)) return iteration === 0 ? 0 : null;
+  const episodes = new Map<number, number>();
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const metrics = JSON.parse(line) as GrpoIterationMetrics;
+    episodes.set(metrics.iteration, metrics.episodes);
+  }
+  let total = 0;
+  for (let step = 1; step <= iteration; step += 1) {
+    const count = episodes.get(step);
+    if (count === undefined) return null;
+    total += count;
+  }
+  return total;
+}
+
 /** Appends the line and records every finite numeric field (`normalization` as its name in the JSON line only). */
 export function recordIterationMetrics(file: string, store: TrajectoryStore | undefined, capability: string, metrics: GrpoIterationMetrics): void {
   appendFileSync(file, JSON.stringify(metrics) + "\n");

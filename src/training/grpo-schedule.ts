@@ -19,12 +19,18 @@ export interface PlannedGroup {
   seeds: number[];
 }
 
+/** How far apart the seeds of dynamic sampling's rounds are. */
+export const ROUND_SEED_STRIDE = 1_000_003;
+
 /**
  * Iteration `iteration` (1-based) takes the next G tasks of a fixed shuffle of the tasks (seeded by `baseSeed`,
- * wrapping around); rollout k of group g gets sampling seed `baseSeed + ((iteration − 1)·G + g)·K + k`.
+ * wrapping around); rollout k of group g gets sampling seed `baseSeed + ((iteration − 1)·G + g)·K + k`. Round r > 0 of
+ * an iteration (dynamic sampling's extra rounds) does the same with `baseSeed + r · ROUND_SEED_STRIDE`: another
+ * shuffle, other sampling seeds.
  */
-export function planIteration(tasks: readonly Task[], iteration: number, groups: number, samples: number, baseSeed: number): PlannedGroup[] {
+export function planIteration(tasks: readonly Task[], iteration: number, groups: number, samples: number, baseSeed: number, round = 0): PlannedGroup[] {
   if (tasks.length === 0) throw new RangeError("the environment has no tasks");
+  if (round > 0) return planIteration(tasks, iteration, groups, samples, baseSeed + round * ROUND_SEED_STRIDE);
   const order = [...tasks];
   const random = generator(baseSeed);
   for (let index = order.length - 1; index > 0; index -= 1) {

@@ -8,6 +8,7 @@ import type { TrainerClient } from "../worker/trainer-client.js";
 import type { CreateAdapterOptions } from "../worker/trainer-types.js";
 import type { AdapterSync } from "./adapter-sync.js";
 import type { AdvantageNormalization } from "./grpo-data.js";
+import type { GrpoMechanismsInput } from "./grpo-mechanisms.js";
 
 /** Options of `runGrpo` (defaults in brackets). */
 export interface RunGrpoOptions {
@@ -37,7 +38,7 @@ export interface RunGrpoOptions {
   iterations?: number;
   /** Seeds (groups) per iteration, G [8]. */
   groups?: number;
-  /** Rollouts per seed, K [8]. */
+  /** Rollouts per seed, K [16, as the paper]. */
   samples?: number;
   /** Task order and sampling seeds derive from it [0]. */
   baseSeed?: number;
@@ -59,6 +60,12 @@ export interface RunGrpoOptions {
   maxSteps?: number;
   /** Episodes in flight at once [8]. */
   concurrency?: number;
+  /**
+   * The TRACE reference trainer's mechanisms: hints, dynamic sampling, dropped information-only turns, truncated earlier
+   * tool results [`grpoMechanismsSchema`'s defaults: all on]. Hints need the environment's `hint`, turn dropping its
+   * `readTools`; prompts re-rendered for training use the trainer's chat template (`trainer.tokenizeChat`).
+   */
+  mechanisms?: GrpoMechanismsInput;
   /** Save the adapter (and the resumable state) every N iterations, and always after the last [5]. */
   checkpointEvery?: number;
   /** Called after each iteration with its metrics. */
@@ -72,12 +79,30 @@ export interface GrpoIterationMetrics {
   iteration: number;
   rewardMean: number;
   rewardStd: number;
+  /** Episodes sampled, every round counted (what a rollout budget is charged). */
   episodes: number;
   /** Episodes that ended in an agent or user error (their reward counts as 0). */
   erroredEpisodes: number;
+  /** Groups with reward variance, over every sampling round. */
   groupsKept: number;
-  /** Groups whose rewards were all equal (no signal). */
+  /** Groups whose rewards were all equal (no signal), over every sampling round. */
   groupsDropped: number;
+  /** Rounds of G groups sampled: 1, plus dynamic sampling's extra rounds. */
+  samplingRounds: number;
+  /** groupsKept / (groupsKept + groupsDropped). */
+  informativeShare: number;
+  /** Share of the episodes sampled with the hint in the system prompt. */
+  hintedShare: number;
+  /** Mean reward of the hinted episodes (null: none); `rewardMean` counts them too. */
+  rewardMeanHinted: number | null;
+  /** Mean reward of the episodes without the hint (null: none). */
+  rewardMeanPlain: number | null;
+  /** Sampled assistant turns of the kept groups that are trained on. */
+  turnsKept: number;
+  /** Sampled assistant turns of the kept groups dropped as information-only (read tools only, not the last turn). */
+  turnsDropped: number;
+  /** Earlier tool results shortened, summed over the trained turns' contexts. */
+  toolResultsTruncated: number;
   sequences: number;
   /** Weighted (policy-sampled) tokens trained on. */
   tokens: number;

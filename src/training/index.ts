@@ -12,6 +12,7 @@ export {
   groupAdvantages,
   normalizationScales,
   sequenceDatum,
+  sequencesOfTurns,
   weightedTokenCount,
   type AdvantageNormalization,
   type GroupFilterResult,
@@ -19,6 +20,9 @@ export {
   type TrainingSequence,
 } from "./grpo-data.js";
 export { runGrpo } from "./run-grpo.js";
+export { grpoMechanismsSchema, parseGrpoMechanisms, type GrpoMechanisms, type GrpoMechanismsInput } from "./grpo-mechanisms.js";
+export { GrpoMechanismsError } from "./grpo-mechanisms-error.js";
+export { mostEpisodesPerIteration } from "./grpo-dynamic-sampling.js";
 export { readCheckpoint, stepDirectoryName, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 export { grpoMetricScope } from "./grpo-metrics-log.js";
 export { planIteration, type PlannedGroup } from "./grpo-schedule.js";

@@ -1,7 +1,7 @@
 /**
  * GRPO and adapter sync through the real path: the Python worker on a tiny CPU checkpoint as trainer and sampler, a
- * hand-written capability environment, the agent loop. Asserts mechanics (metrics, checkpoints, resume, sync), not
- * learning (that is src/worker/grpo-learning.test.ts).
+ * hand-written capability environment, the agent loop. Asserts mechanics (metrics, checkpoints, resume, sync, the
+ * reference trainer's mechanisms), not learning (that is src/worker/grpo-learning.test.ts).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -12,6 +12,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { createChatClient, type ChatClient } from "../models/chat-client.js";
+import { runEpisode } from "../rollout/agent-loop.js";
+import type { Message } from "../spec/message.js";
+import type { Task } from "../spec/task.js";
+import { AGENT_GREETING } from "../envs/tau2/conversation-rules.js";
+import type { Datum, ForwardBackwardRequest, ForwardRequest } from "../worker/trainer-types.js";
 import type { Environment } from "../spec/environment.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import toolCallingPrecision from "../synthesis/environments/tool-calling-precision.js";
@@ -20,6 +25,8 @@ import { createInstanceUser } from "../rollout/instance-user.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
 import { createAdapterSync } from "./adapter-sync.js";
+import { hintedSystemPrompt, withSystemPrompt } from "./grpo-hints.js";
+import { trainingTurns } from "./grpo-turns.js";
 import { grpoMetricScope } from "./grpo-metrics-log.js";
 import type { GrpoIterationMetrics } from "./grpo-types.js";
 import { runGrpo } from "./run-grpo.js";
@@ -46,10 +53,12 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test("runGrpo runs iterations on a capability environment, records metrics and checkpoints, and resumes from the last one", { timeout: 90_000 }, async (t) => {
-  // The random tiny model scores 0 on the real verifier; a reward from the parity of the first reply's token ids makes
-  // groups mixed so that the update path (PPO step, sync, probe) runs too.
-  const environment: Environment = {
+/**
+ * The random tiny model scores 0 on the real verifier; a reward from the parity of the first reply's token ids makes
+ * groups mixed so that the update path (PPO step, sync, probe) runs too.
+ */
+function parityEnvironment(): Environment {
+  return {
     ...moduleEnvironment,
     grade: (_task, messages) => {
       const reply = messages.find((message) => message.role === "assistant" && message.tokens !== undefined);
@@ -58,6 +67,13 @@ test("runGrpo runs iterations on a capability environment, records metrics and c
       return { reward, success: reward === 1, breakdown: { parity: reward } };
     },
   };
+}
+
+/** No mechanism: the plain GRPO of the first test. */
+const PLAIN = { hints: { share: 0 }, dynamicSampling: { extraRounds: 0 }, dropInformationTurns: false, toolResultTruncation: { enabled: false } };
+
+test("runGrpo runs iterations on a capability environment, records metrics and checkpoints, and resumes from the last one", { timeout: 90_000 }, async (t) => {
+  const environment = parityEnvironment();
   const store = openTrajectoryStore(path.join(scratch, "store.sqlite"));
   const adaptersDirectory = path.join(scratch, "adapters");
   const common = {
@@ -74,6 +90,7 @@ test("runGrpo runs iterations on a capability environment, records metrics and c
     maxSteps: 2,
     checkpointEvery: 1,
     learningRate: 1e-3,
+    mechanisms: PLAIN,
     onIteration: (metrics: GrpoIterationMetrics) => t.diagnostic(JSON.stringify(metrics)),
   };
   const directory = path.join(adaptersDirectory, toolCallingPrecision.capability);
@@ -136,4 +153,120 @@ test("adapter sync with a vLLM-style sampler loads versioned names, unloads stal
   // The trainer moves on but the sampler keeps version 2: the probe sees the difference.
   await step();
   await assert.rejects(sync.sync(2), (error: unknown) => error instanceof SamplerLogprobMismatchError && error.model === `${adapter}-v2` && error.maxDifference > 1e-3);
+});
+
+test("the training context through the worker's template: an unchanged context re-renders to the sampled prompt, a hinted rollout's to the plain one", { timeout: 60_000 }, async () => {
+  const task = moduleEnvironment.task("seed-0");
+  const instance = moduleEnvironment.instance(task);
+  const tools = moduleEnvironment.tools(task);
+  const plainPrompt = moduleEnvironment.systemPrompt(task);
+  const hintedPrompt = hintedSystemPrompt(plainPrompt, moduleEnvironment.hint!(task)!);
+  const play = async (environment: Environment) =>
+    (
+      await runEpisode({
+        environment,
+        task,
+        policy: chat,
+        user: createInstanceUser(instance),
+        sampling: { temperature: 1, seed: 5, logprobs: true, returnTokenIds: true, maxTokens: 6 },
+        maxSteps: 6,
+      })
+    ).trajectory.messages;
+  const sampledTurns = (messages: readonly Message[]) => messages.flatMap((message, index) => (message.role === "assistant" && message.tokens !== undefined ? [{ index, tokens: message.tokens }] : []));
+  const plain = await play(moduleEnvironment);
+  const hinted = await play(withSystemPrompt(moduleEnvironment, task, hintedPrompt));
+  assert.ok(sampledTurns(plain).length > 0 && sampledTurns(hinted).length > 0);
+  for (const { index, tokens } of sampledTurns(plain)) {
+    assert.deepEqual(await trainer.tokenizeChat([{ role: "system", content: plainPrompt }, ...plain.slice(0, index)], tools), tokens.promptTokenIds, `turn at ${index} re-renders to its sampled prompt`);
+  }
+  const [firstHinted] = sampledTurns(hinted);
+  assert.ok(firstHinted!.tokens.promptTokenIds.length > sampledTurns(plain)[0]!.tokens.promptTokenIds.length, "the hint is in the sampled prompt");
+  const options = { systemPrompt: plainPrompt, tools, dropInformationTurns: false, truncation: { enabled: false, keepTurns: 1, maxCharacters: 200 }, tokenize: trainer.tokenizeChat };
+  const swapped = await trainingTurns(hinted, { ...options, sampledSystemPrompt: hintedPrompt });
+  assert.ok(swapped.turns.every((turn) => turn.rewritten));
+  assert.deepEqual(swapped.turns[0]!.tokens.promptTokenIds, sampledTurns(plain)[0]!.tokens.promptTokenIds, "the same conversation's plain prompt");
+  assert.deepEqual(swapped.turns[0]!.tokens.completionTokenIds, firstHinted!.tokens.completionTokenIds, "the completion as sampled");
+  const untouched = await trainingTurns(plain, { ...options, sampledSystemPrompt: plainPrompt });
+  assert.deepEqual(untouched.turns.map((turn) => turn.tokens), sampledTurns(plain).map((turn) => turn.tokens));
+});
+
+test("runGrpo with every reference mechanism on: hinted rollouts trained on the plain prompt, extra rounds, dropped read turns, truncated results", { timeout: 180_000 }, async (t) => {
+  // The tiny model never calls tools: its first turn of each episode is given the solution's get_user_details call
+  // (its sampled tokens unchanged), so each episode has a read-only turn and a long tool result in later contexts. The
+  // adapter sync's probe goes through unchanged.
+  const instanceOf = new Map(moduleEnvironment.tasks().map((task) => [moduleEnvironment.instance(task).request, moduleEnvironment.instance(task)]));
+  const reading: ChatClient = {
+    usage: () => chat.usage(),
+    async complete(request) {
+      const completion = await chat.complete(request);
+      const instance = instanceOf.get(request.messages.find((message) => message.role === "user")?.content ?? "");
+      if (instance === undefined || request.messages.some((message) => message.role === "tool")) return completion;
+      const read = instance.solution.find((call) => call.name === "get_user_details")!;
+      return { ...completion, message: { ...completion.message, tool_calls: [{ id: "read-0", type: "function", function: { name: read.name, arguments: JSON.stringify(read.arguments) } }] } };
+    },
+  };
+  const forwards: Datum[][] = [];
+  const updates: Datum[][] = [];
+  const recording = new Proxy(trainer, {
+    get(target, property, receiver) {
+      if (property === "forward") return (request: ForwardRequest) => (forwards.push(request.datums), target.forward(request));
+      if (property === "forwardBackward") return (request: ForwardBackwardRequest) => (updates.push(request.datums), target.forwardBackward(request));
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  const history: GrpoIterationMetrics[] = [];
+  const result = await runGrpo({
+    environment: parityEnvironment(),
+    makeUser: (task) => createInstanceUser(moduleEnvironment.instance(task)),
+    capability: "mechanisms",
+    trainer: recording,
+    sampler: reading,
+    adaptersDirectory: path.join(scratch, "mechanism-adapters"),
+    iterations: 2,
+    groups: 2,
+    samples: 2,
+    maxTokens: 6,
+    maxSteps: 4,
+    checkpointEvery: 2,
+    learningRate: 1e-3,
+    mechanisms: { hints: { share: 0.5 }, dynamicSampling: { extraRounds: 1, minInformativeShare: 1 }, dropInformationTurns: true, toolResultTruncation: { enabled: true, keepTurns: 0, maxCharacters: 20 } },
+    onIteration: (metrics) => {
+      history.push(metrics);
+      t.diagnostic(JSON.stringify(metrics));
+    },
+  });
+  assert.equal(result.history.length, 2);
+  for (const metrics of history) {
+    assert.equal(metrics.hintedShare, 0.5);
+    assert.ok(metrics.rewardMeanHinted !== null && metrics.rewardMeanPlain !== null);
+    assert.ok(metrics.samplingRounds === 1 || metrics.samplingRounds === 2);
+    assert.equal(metrics.episodes, metrics.samplingRounds * 4);
+    assert.equal(metrics.groupsKept + metrics.groupsDropped, metrics.samplingRounds * 2);
+    if (metrics.samplingRounds === 1) assert.equal(metrics.groupsKept, 2, "every group informative: no extra round");
+    assert.equal(metrics.informativeShare, metrics.groupsKept / (metrics.groupsKept + metrics.groupsDropped));
+    assert.ok(metrics.turnsDropped <= metrics.groupsKept * 2);
+  }
+  const trained = history.filter((metrics) => metrics.gradNorm !== null);
+  assert.ok(trained.length > 0, "at least one iteration had a mixed group");
+  assert.ok(trained.every((metrics) => metrics.turnsDropped > 0 && metrics.toolResultsTruncated > 0 && metrics.probeLogprobDifference! <= 1e-3));
+  // The sync's probe calls forward at the start and after every update; the re-rendered sequences once per update.
+  assert.equal(forwards.length, 1 + 2 * trained.length);
+
+  // Every datum starts with the plain first prompt (the common part over the tasks), none with the hinted one.
+  const firstPrompt = (task: Task, system: string) =>
+    trainer.tokenizeChat([{ role: "system", content: system }, { role: "assistant", content: AGENT_GREETING }, { role: "user", content: moduleEnvironment.instance(task).request }], moduleEnvironment.tools(task));
+  const commonPrefix = async (hinted: boolean) => {
+    const prompts = await Promise.all(moduleEnvironment.tasks().map((task) => firstPrompt(task, hinted ? hintedSystemPrompt(moduleEnvironment.systemPrompt(task), moduleEnvironment.hint!(task)!) : moduleEnvironment.systemPrompt(task))));
+    let length = 0;
+    while (prompts.every((prompt) => prompt[length] === prompts[0]![length])) length += 1;
+    return prompts[0]!.slice(0, length);
+  };
+  const plainPrefix = await commonPrefix(false);
+  const hintedPrefix = await commonPrefix(true);
+  assert.ok(plainPrefix.length > 0 && hintedPrefix.length > 0);
+  const startsWith = (tokens: readonly number[], prefix: readonly number[]) => prefix.every((token, index) => tokens[index] === token);
+  for (const datum of updates.flat()) {
+    assert.ok(startsWith(datum.tokens, plainPrefix));
+    assert.ok(!startsWith(datum.tokens, hintedPrefix), "no datum carries the hint");
+  }
 });

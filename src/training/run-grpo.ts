@@ -1,7 +1,10 @@
 /**
  * GRPO per capability (DESIGN.md step 4): per iteration G seeds × K rollouts of the current adapter through the agent
  * loop, group advantages (groups without reward variance dropped), token-in / token-out sequences, one PPO
- * forward-backward and AdamW step, an adapter sync, metrics, and checkpoints that a later call resumes from.
+ * forward-backward and AdamW step, an adapter sync, metrics, and checkpoints that a later call resumes from. The TRACE
+ * reference trainer's mechanisms (`grpo-mechanisms.ts`) apply on top: hinted rollouts, dynamic sampling's extra rounds,
+ * dropped information-only turns and truncated earlier tool results; a sequence whose prompt was re-rendered for
+ * training takes the trainer's own logprobs as its sampling logprobs, as the reference computes old logprobs.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -9,14 +12,17 @@ import type { ChatClient } from "../models/chat-client.js";
 import { createConcurrencyLimit } from "../models/concurrency-limit.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import type { Message } from "../spec/message.js";
+import type { Task } from "../spec/task.js";
 import { createAdapterSync } from "./adapter-sync.js";
-import { batchDatums } from "./grpo-data.js";
-import { filterGroups } from "./grpo-data.js";
+import { batchDatums, filterGroups, sequencesOfTurns, withTrainerLogprobs, type TrainingSequence } from "./grpo-data.js";
 import { readCheckpoint, writeCheckpoint, type GrpoCheckpoint } from "./grpo-checkpoint.js";
+import { wantsAnotherRound } from "./grpo-dynamic-sampling.js";
+import { hintedMembers, hintedSystemPrompt, withSystemPrompt } from "./grpo-hints.js";
+import { parseGrpoMechanisms } from "./grpo-mechanisms.js";
 import { recordIterationMetrics, truncateMetricsFile } from "./grpo-metrics-log.js";
-import { planIteration } from "./grpo-schedule.js";
+import { planIteration, type PlannedGroup } from "./grpo-schedule.js";
+import { trainingTurns } from "./grpo-turns.js";
 import type { GrpoIterationMetrics, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
-import { buildTrainingSequences, type TrainingSequence } from "./grpo-data.js";
 import { positiveInteger } from "../rollout/positive-integer.js";
 
 /** A client that samples `model` whatever the request says. */
@@ -30,13 +36,34 @@ function meanAndStd(values: readonly number[]): { mean: number; std: number } {
   return { mean, std: Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length) };
 }
 
+function meanOrNull(values: readonly number[]): number | null {
+  return values.length === 0 ? null : meanAndStd(values).mean;
+}
+
+/** One rollout of a group. */
+interface SampledEpisode {
+  reward: number;
+  messages: readonly Message[];
+  /** Sampled with the hint in the system prompt. */
+  hinted: boolean;
+}
+
+/** One group: its task, the plain system prompt, the hinted one (when some members had it) and the episodes. */
+interface SampledGroup {
+  task: Task;
+  systemPrompt: string;
+  hintedPrompt: string | undefined;
+  episodes: SampledEpisode[];
+}
+
 /** Runs (or resumes) GRPO up to `iterations` in all; see the module comment and `RunGrpoOptions`. */
 export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
   const { environment, trainer, capability, store, signal } = options;
+  const mechanisms = parseGrpoMechanisms(options.mechanisms);
   const adapter = options.adapter ?? capability;
   const iterations = positiveInteger("iterations", options.iterations ?? 40);
   const groups = positiveInteger("groups", options.groups ?? 8);
-  const samples = positiveInteger("samples", options.samples ?? 8);
+  const samples = positiveInteger("samples", options.samples ?? 16);
   const checkpointEvery = positiveInteger("checkpointEvery", options.checkpointEvery ?? 5);
   const baseSeed = options.baseSeed ?? 0;
   const normalization = options.normalization ?? "token-mean";
@@ -66,38 +93,82 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
     const started = performance.now();
     const policy = samplingModel(options.sampler, synced.model);
     let erroredEpisodes = 0;
-    const planned = planIteration(environment.tasks(), iteration, groups, samples, baseSeed);
-    const episodes = await Promise.all(
-      planned.map(({ task, seeds }) =>
-        Promise.all(
-          seeds.map((seed, trial) =>
-            limit.run(async (): Promise<{ reward: number; messages: readonly Message[] }> => {
-              const result = await runEpisode({
-                environment,
-                task,
-                policy,
-                user: options.makeUser(task),
-                sampling: { temperature: options.temperature ?? 1, seed, logprobs: true, returnTokenIds: true, ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
-                trial,
-                ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
-              });
-              if (result.error !== undefined) erroredEpisodes += 1;
-              return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages };
-            }),
-          ),
+
+    /** The K rollouts of a planned group, the first round(share × K) with the task's hint when it has one. */
+    const sampleGroup = async ({ task, seeds }: PlannedGroup): Promise<SampledGroup> => {
+      const systemPrompt = environment.systemPrompt(task);
+      const hint = mechanisms.hints.share > 0 ? environment.hint?.(task) : undefined;
+      const hintedPrompt = hint === undefined ? undefined : hintedSystemPrompt(systemPrompt, hint);
+      const hinted = hintedPrompt === undefined ? 0 : hintedMembers(mechanisms.hints.share, seeds.length);
+      const hintedEnvironment = hintedPrompt === undefined ? environment : withSystemPrompt(environment, task, hintedPrompt);
+      const episodes = await Promise.all(
+        seeds.map((seed, trial) =>
+          limit.run(async (): Promise<SampledEpisode> => {
+            const result = await runEpisode({
+              environment: trial < hinted ? hintedEnvironment : environment,
+              task,
+              policy,
+              user: options.makeUser(task),
+              sampling: { temperature: options.temperature ?? 1, seed, logprobs: true, returnTokenIds: true, ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
+              trial,
+              ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+            });
+            if (result.error !== undefined) erroredEpisodes += 1;
+            return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages, hinted: trial < hinted };
+          }),
         ),
-      ),
-    );
+      );
+      return { task, systemPrompt, hintedPrompt, episodes };
+    };
+
+    // Rounds of G groups: the first, then dynamic sampling's extra rounds while too few groups have reward variance.
+    const sampled: SampledGroup[] = [];
+    let rounds = 0;
+    for (let round = 0; ; round += 1) {
+      sampled.push(...(await Promise.all(planIteration(environment.tasks(), iteration, groups, samples, baseSeed, round).map(sampleGroup))));
+      rounds += 1;
+      const informative = filterGroups(sampled.map((group) => group.episodes.map((episode) => episode.reward))).kept.length;
+      if (isAborted() || !wantsAnotherRound({ informative, groups, share: mechanisms.dynamicSampling.minInformativeShare, round, extraRounds: mechanisms.dynamicSampling.extraRounds })) break;
+    }
     if (isAborted()) break;
 
-    const rewards = episodes.flat().map((episode) => episode.reward);
+    const episodes = sampled.flatMap((group) => group.episodes);
+    const rewards = episodes.map((episode) => episode.reward);
     const { kept, dropped } = filterGroups(
-      episodes.map((group) => group.map((episode) => episode.reward)),
+      sampled.map((group) => group.episodes.map((episode) => episode.reward)),
       options.advantageEpsilon,
     );
-    const sequences: TrainingSequence[] = kept.flatMap(({ group, advantages }) => episodes[group]!.flatMap((episode, member) => buildTrainingSequences(episode.messages, advantages[member]!)));
+    let turnsKept = 0;
+    let turnsDropped = 0;
+    let toolResultsTruncated = 0;
+    const sequences: TrainingSequence[] = (
+      await Promise.all(
+        kept.flatMap(({ group, advantages }) => {
+          const { task, systemPrompt, hintedPrompt, episodes: members } = sampled[group]!;
+          const readTools = environment.readTools?.(task);
+          return members.map((episode, member) =>
+            limit.run(async () => {
+              const turns = await trainingTurns(episode.messages, {
+                systemPrompt,
+                sampledSystemPrompt: episode.hinted ? hintedPrompt! : systemPrompt,
+                tools: environment.tools(task),
+                ...(readTools === undefined ? {} : { readTools: new Set(readTools) }),
+                dropInformationTurns: mechanisms.dropInformationTurns,
+                truncation: mechanisms.toolResultTruncation,
+                tokenize: trainer.tokenizeChat,
+              });
+              turnsKept += turns.kept;
+              turnsDropped += turns.dropped;
+              toolResultsTruncated += turns.truncatedToolResults;
+              return sequencesOfTurns(turns.turns, advantages[member]!);
+            }),
+          );
+        }),
+      )
+    ).flat();
     const batch = batchDatums(sequences, normalization);
     const { mean, std } = meanAndStd(rewards);
+    const hintedRewards = episodes.filter((episode) => episode.hinted).map((episode) => episode.reward);
     const metrics: GrpoIterationMetrics = {
       iteration,
       rewardMean: mean,
@@ -106,6 +177,14 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       erroredEpisodes,
       groupsKept: kept.length,
       groupsDropped: dropped.length,
+      samplingRounds: rounds,
+      informativeShare: sampled.length === 0 ? 0 : kept.length / sampled.length,
+      hintedShare: episodes.length === 0 ? 0 : hintedRewards.length / episodes.length,
+      rewardMeanHinted: meanOrNull(hintedRewards),
+      rewardMeanPlain: meanOrNull(episodes.filter((episode) => !episode.hinted).map((episode) => episode.reward)),
+      turnsKept,
+      turnsDropped,
+      toolResultsTruncated,
       sequences: sequences.length,
       tokens: batch.tokens,
       normalization,
@@ -118,6 +197,12 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       seconds: 0,
     };
     if (batch.tokens > 0) {
+      // Re-rendered sequences were never sampled as they stand: the trainer's logprobs (the weights that sampled) replace the sampler's.
+      const rewritten = sequences.flatMap((sequence, index) => (sequence.rewritten === true ? [index] : []));
+      if (rewritten.length > 0) {
+        const logprobs = await trainer.forward({ adapter, datums: rewritten.map((index) => ({ tokens: batch.datums[index]!.tokens, targetTokens: batch.datums[index]!.targetTokens })) });
+        rewritten.forEach((index, position) => (batch.datums[index] = withTrainerLogprobs(batch.datums[index]!, logprobs[position]!)));
+      }
       const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });

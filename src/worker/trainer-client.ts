@@ -32,6 +32,7 @@ import type {
   ServedModel,
   WorkerHealth,
 } from "./trainer-types.js";
+import { createChatTokenizeClient, type ChatTokenize } from "../models/chat-tokenize-client.js";
 import { WorkerConnectionError } from "./worker-connection-error.js";
 import { WorkerRequestError } from "./worker-request-error.js";
 import { WorkerResponseError } from "./worker-response-error.js";
@@ -74,6 +75,8 @@ export interface TrainerClient {
   /** A new adapter from the linear or TIES merge of existing ones (consolidation baselines). */
   mergeAdapters(merge: MergeAdaptersOptions, options?: RequestOptions): Promise<MergedAdapter>;
   listAdapters(options?: RequestOptions): Promise<AdapterInfo[]>;
+  /** Token ids of a conversation rendered with the worker's chat template and generation prompt (`POST /v1/tokenize`). */
+  tokenizeChat: ChatTokenize;
   /** The policy's logprob of every target token, per datum; no gradients. */
   forward(request: ForwardRequest, options?: RequestOptions): Promise<number[][]>;
   /** Accumulates the loss's gradients on the adapter until the next `optimStep`. */
@@ -158,6 +161,7 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
   }
 
   const trainer = (name: string): string => `${baseUrl}/trainer/${name}`;
+  const tokenizeChat = createChatTokenizeClient({ baseUrl, fetch: fetchImpl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
 
   return {
     baseUrl,
@@ -196,6 +200,7 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
       await call("POST", trainer("delete_adapter"), { name }, anyObjectSchema, callOptions);
     },
     listAdapters: (callOptions) => call("GET", trainer("adapters"), undefined, adapterListSchema, callOptions),
+    tokenizeChat,
     forward: (request, callOptions) =>
       call("POST", trainer("forward"), defined({ adapter: request.adapter, datums: request.datums.map(datumToWire) }), forwardSchema, callOptions),
     forwardBackward: (request, callOptions) =>

@@ -41,6 +41,8 @@ test("prompt, tools, user and grading go to the owning capability's environment"
     assert.equal(own.id, "seed-1");
     assert.equal(mixture.systemPrompt(task), member.environment.systemPrompt(own));
     assert.deepEqual(mixture.tools(task).map((tool) => tool.function.name), runner.tools.map((tool) => tool.function.name));
+    assert.deepEqual(mixture.readTools?.(task), runner.readTools);
+    assert.equal(mixture.hint?.(task), member.environment.hint?.(own));
     const instance = await runner.generate(1);
     assert.equal((await mixture.makeUser(task).respond([])).content, instance.request);
 

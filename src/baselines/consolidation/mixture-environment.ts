@@ -1,7 +1,8 @@
 /**
  * A uniform mixture of environments as one `Environment`: tasks are the members' tasks with ids prefixed by the member
  * name (`<member>/<id>`), the same number from each member, interleaved, so any shuffle draws each member uniformly;
- * system prompt, tools, episodes and grading go to the owning member, and `makeUser` to the member's own user.
+ * system prompt, tools (and read tools), hints, episodes and grading go to the owning member, and `makeUser` to the
+ * member's own user.
  */
 import type { SimulatedUser } from "../../rollout/simulated-user.js";
 import type { Environment } from "../../spec/environment.js";
@@ -80,6 +81,14 @@ export function createMixtureEnvironment(options: MixtureEnvironmentOptions): Mi
     tools: (task) => {
       const { member, task: own } = lookup(task.id);
       return member.environment.tools(own);
+    },
+    readTools: (task) => {
+      const { member, task: own } = lookup(task.id);
+      return member.environment.readTools?.(own) ?? [];
+    },
+    hint: (task) => {
+      const { member, task: own } = lookup(task.id);
+      return member.environment.hint?.(own);
     },
     start: (task) => {
       const { member, task: own, mixed } = lookup(task.id);

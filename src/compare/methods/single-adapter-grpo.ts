@@ -47,7 +47,7 @@ async function runSingleAdapter(setup: CompareSetup, method: string, environment
     const checkpoint = checkpointAt(checkpoints, Math.round(fraction * iterations));
     return checkpoint === null
       ? { episodes: 0, policy: { kind: "model" as const, model: setup.context.config.model.servedModelName } }
-      : { episodes: checkpoint.iteration * perIteration, policy: { kind: "model" as const, model: `${name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath } };
+      : { episodes: checkpoint.episodes ?? checkpoint.iteration * perIteration, policy: { kind: "model" as const, model: `${name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath } };
   });
   return { snapshots, budget: budget.summary(), notes: [`${iterations} iterations on ${environment.name}`] };
 }

@@ -50,7 +50,7 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
     for (const adapter of adapters) {
       const checkpoint = checkpointAt(adapter.checkpoints, iteration);
       if (checkpoint === null) continue;
-      episodes += checkpoint.iteration * perIteration;
+      episodes += checkpoint.episodes ?? checkpoint.iteration * perIteration;
       chosen[adapter.capability] = { model: `${adapter.name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath };
     }
     return { episodes, policy: { kind: "routed", adapters: chosen } };

@@ -158,6 +158,7 @@ export function createCustomEnvironment(loaded: LoadedTargetModule, options: Cus
     testTasks: () => tasks.filter((task) => targetTaskOf(task).split === "test"),
     systemPrompt: () => systemPrompt,
     tools: () => specs,
+    readTools: () => target.tools.filter((tool) => tool.kind === "read").map((tool) => tool.name),
     start(task): Episode {
       const own = targetTaskOf(task);
       const state = (async () => {

@@ -111,3 +111,13 @@ test("a malformed verdict is rejected with the offending value", async () => {
   const broken: CapabilityModule = { ...preconditionVerification, verify: () => ({ reward: 2, success: true, breakdown: {} }) };
   await assert.rejects(playSolution(nativeModuleRunner(broken), 0), (error: Error & { verdict?: unknown }) => error.name === "MalformedVerdictError" && (error.verdict as { reward: number }).reward === 2);
 });
+
+test("a module environment's read tools are the module's; its hint is the instance's solution and what it must say", async () => {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(preconditionVerification), seeds: [4] });
+  const task = environment.task("seed-4");
+  const instance = environment.instance(task);
+  assert.deepEqual(environment.readTools?.(task), preconditionVerification.readTools);
+  const hint = environment.hint!(task)!;
+  for (const call of instance.solution) assert.ok(hint.includes(`- ${call.name}(${JSON.stringify(call.arguments)})`), hint);
+  for (const item of instance.mustSay) assert.ok(hint.includes(item), hint);
+});

@@ -1,7 +1,8 @@
 /**
  * A capability module as an `Environment`: one task per seed (`seed-17`), τ²-bench's conversation rules and agent
  * prompt around the module's policy, the module's tools, episodes over its JSON state, and grading by the module's
- * verifier on the replayed conversation. Instances are generated once, when the environment is created.
+ * verifier on the replayed conversation. Instances are generated once, when the environment is created. The module's
+ * read tools and each instance's solution (as GRPO's hint) are exposed too.
  */
 import type { ModuleInstance } from "./capability-module.js";
 import type { Environment, Episode } from "../../spec/environment.js";
@@ -13,6 +14,7 @@ import { executeModuleToolCall } from "./module-tool-call.js";
 import { checkVerdict } from "./module-verdict.js";
 import { verifierInputFromMessages } from "./verifier-input.js";
 import { TraceError } from "../../spec/trace-error.js";
+import { solutionHint } from "../core/solution-hint.js";
 
 /** A task id that is not `seed-N` for one of the environment's seeds. */
 export class UnknownSeedTaskError extends TraceError {
@@ -79,6 +81,11 @@ export async function createModuleEnvironment(options: ModuleEnvironmentOptions)
     instance: (task) => lookup(task.id).instance,
     systemPrompt: () => systemPrompt,
     tools: () => tools,
+    readTools: () => runner.readTools,
+    hint(task) {
+      const { solution, mustSay } = lookup(task.id).instance;
+      return solutionHint(solution, mustSay);
+    },
     start(task): Episode {
       let state = lookup(task.id).instance.state;
       return {

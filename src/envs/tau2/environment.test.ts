@@ -58,3 +58,13 @@ test("task user instructions render τ²-bench's scenario text", () => {
   const task = airline.task("0");
   assert.ok(task.userInstructions.startsWith("Instructions:\n\tDomain: airline\n\tReason for call:\n\t\tYou want to cancel reservation EHGLP3."));
 });
+
+test("read tools are the domain's read-only tools; a task's hint is its gold actions and what to communicate", () => {
+  assert.deepEqual([...airline.readTools!(airline.task("0"))].sort(), ["get_flight_status", "get_reservation_details", "get_user_details", "list_all_airports", "search_direct_flight", "search_onestop_flight"]);
+  const task = airline.tasks().find((candidate) => (airline.tau2Task(candidate).evaluation_criteria?.actions?.length ?? 0) > 0)!;
+  const actions = airline.tau2Task(task).evaluation_criteria!.actions!;
+  const hint = airline.hint!(task)!;
+  assert.ok(hint.startsWith("A correct solution makes these tool calls, in this order:\n"));
+  assert.equal(hint.split("\n").filter((line) => line.startsWith("- ")).length, actions.length);
+  assert.ok(hint.includes(`- ${actions[0]!.name}(${JSON.stringify(actions[0]!.arguments)})`));
+});

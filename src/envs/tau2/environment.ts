@@ -1,4 +1,4 @@
-/** τ²-bench airline / retail as an `Environment`: tasks, the agent's prompt and tools, episodes, grading. */
+/** τ²-bench airline / retail as an `Environment`: tasks, the agent's prompt and tools, episodes, grading; gold actions as hints. */
 import type { Environment, Episode, ToolResult } from "../../spec/environment.js";
 import type { RewardInfo } from "../../spec/reward.js";
 import type { TerminationReason } from "../../spec/trajectory.js";
@@ -11,6 +11,7 @@ import { gradeTau2, toRewardInfo } from "./grade.js";
 import type { Tau2Task } from "./task-schema.js";
 import { formatUserScenario } from "./user-scenario.js";
 import { TraceError } from "../../spec/trace-error.js";
+import { solutionHint } from "../core/solution-hint.js";
 
 /** A task id the environment does not have. */
 export class UnknownTaskError extends TraceError {
@@ -53,6 +54,7 @@ export function createTau2Environment<Tables extends Record<string, object>>(
   };
   const systemPrompt = agentSystemPrompt(data.policy);
   const tools = data.toolKit.specs();
+  const readTools = data.toolKit.names.filter((tool) => data.toolKit.kind(tool) === "read");
   return {
     name,
     data,
@@ -62,6 +64,11 @@ export function createTau2Environment<Tables extends Record<string, object>>(
     tau2Task: (task) => lookup(task.id).raw,
     systemPrompt: () => systemPrompt,
     tools: () => tools,
+    readTools: () => readTools,
+    hint(task) {
+      const criteria = lookup(task.id).raw.evaluation_criteria;
+      return solutionHint(criteria?.actions ?? [], criteria?.communicate_info ?? []);
+    },
     start(task) {
       lookup(task.id);
       const state = data.database.createState();
