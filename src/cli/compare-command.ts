@@ -6,7 +6,7 @@ import { runCompare } from "../compare/run-compare.js";
 import { compareConfigSchema, loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
 import { openRunDirectory } from "../run/run-directory.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { UsageError } from "./usage-error.js";
 

@@ -2,7 +2,7 @@
 import { Option, type Command } from "commander";
 import { loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage } from "../pipeline/run-pipeline.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 
 /** Loads the configuration, runs the pipeline, prints progress and the report. */
 export async function runRunCommand(configFile: string, options: { runDir?: string; until?: PipelineStage; startOver?: boolean; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<PipelineResult> {

@@ -9,7 +9,7 @@ import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
 import type { CompareCapability, CompareSetup, MethodOutcome } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";

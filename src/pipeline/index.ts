@@ -7,5 +7,5 @@ export type { EvaluationResults, PassCount } from "../run/evaluation-results.js"
 export { MissingCheckpointError } from "./missing-checkpoint-error.js";
 export { EnvironmentValidationError } from "./synthesize-stage.js";
 export { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
-export type { GrpoTrainer } from "./train-stage.js";
+export type { GrpoTrainer } from "./capability-grpo.js";
 export type { StageMarker, TrainedAdapter } from "../run/index.js";

@@ -19,7 +19,8 @@ import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import { runRolloutStage } from "./rollout-stage.js";
 import { runRouteStage } from "./route-stage.js";
 import { runSynthesizeStage } from "./synthesize-stage.js";
-import { runTrainStage, type GrpoTrainer } from "./train-stage.js";
+import type { GrpoTrainer } from "./capability-grpo.js";
+import { runTrainStage } from "./train-stage.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The stages in order. */
