@@ -74,7 +74,7 @@ function runData(runDirectory: string, dataDir: string | undefined): { dataDirec
 }
 
 /** Where each labeler's analysis of a run goes. */
-export function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
+function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
   const run = openRunDirectory(runDirectory);
   return { llm: run.analysisDirectory("llm"), reference: run.analysisDirectory("reference") };
 }
@@ -103,7 +103,7 @@ function analystSettings(options: AnalyzeCommandOptions, base: { coverage: numbe
 }
 
 /** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. Options are checked first. */
-export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
+async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
   const base = coverageAndGap(options);
   if (options.labeler !== "reference" && options.labeler !== "llm") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
   if (options.labeler === "reference" && (options.runs !== undefined || options.minRuns !== undefined)) {
@@ -178,7 +178,7 @@ export interface AggregateCommandOptions {
  * `trace analyze aggregate`: thresholds in range, `--runs` a directory holding at least `--min-runs` run files and
  * `--out` writable, all checked before the run files are read; then aggregates and writes.
  */
-export function runAggregateCommand(options: AggregateCommandOptions): ScoresFile {
+function runAggregateCommand(options: AggregateCommandOptions): ScoresFile {
   const thresholds: AggregationThresholds = { ...coverageAndGap(options), minRuns: integerOption("--min-runs", options.minRuns, 1) };
   checkExistingDirectory(options.runs, "--runs");
   checkOutputFilePath(options.out, "--out", { createDirectory: true });
@@ -190,7 +190,7 @@ export function runAggregateCommand(options: AggregateCommandOptions): ScoresFil
 }
 
 /** `trace analyze report RUN`: the report of an existing analysis. */
-export function runReportCommand(runDirectory: string, options: { labeler: string; dir?: string }): string {
+function runReportCommand(runDirectory: string, options: { labeler: string; dir?: string }): string {
   const directories = analysisDirectories(runDirectory);
   if (options.labeler !== "llm" && options.labeler !== "reference") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
   const directory = options.dir ?? (options.labeler === "reference" ? directories.reference : directories.llm);

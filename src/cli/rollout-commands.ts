@@ -22,7 +22,7 @@ import { UsageError } from "./usage-error.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The TRACE paper's step limit. */
-export const PAPER_MAX_STEPS = 50;
+const PAPER_MAX_STEPS = 50;
 
 export { UsageError } from "./usage-error.js";
 
@@ -105,7 +105,7 @@ function formatSummary(summary: RolloutSummary): string {
 }
 
 /** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
-export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
   const domain = domainOf(options.env);
   const run = openRunDirectory(options.out);
   run.checkPath();
@@ -194,7 +194,7 @@ function checkImportedResults(results: string, env: string): void {
 }
 
 /** `trace import`: a τ²-bench results file into RUN_DIR/store.sqlite. */
-export function runImportCommand(results: string, options: { env: string; out: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
+function runImportCommand(results: string, options: { env: string; out: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
   domainOf(options.env);
   const run = openRunDirectory(options.out);
   run.checkPath();

@@ -5,7 +5,7 @@ import { PIPELINE_STAGES, runPipeline, type PipelineResult, type PipelineStage }
 import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 
 /** Loads the configuration, runs the pipeline, prints progress and the report. */
-export async function runRunCommand(configFile: string, options: { runDir?: string; until?: PipelineStage; startOver?: boolean; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<PipelineResult> {
+async function runRunCommand(configFile: string, options: { runDir?: string; until?: PipelineStage; startOver?: boolean; trainer?: GrpoTrainer }, write: (line: string) => void): Promise<PipelineResult> {
   const config = loadPipelineConfig(configFile, options.runDir === undefined ? {} : { runDirectory: options.runDir });
   write(`trace run ${config.name}: run directory ${config.runDirectory}`);
   const result = await runPipeline({ config, log: write, ...(options.trainer === undefined ? {} : { trainer: options.trainer }), ...(options.until === undefined ? {} : { until: options.until }), startOver: options.startOver === true });

@@ -13,7 +13,7 @@ import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
 
 /** Where `trace serve` listens unless told otherwise. */
-export const DEFAULT_SERVE_PORT = 8080;
+const DEFAULT_SERVE_PORT = 8080;
 
 /** Where `serveRun` listens and where its progress goes. */
 export interface ServeRunOptions {
@@ -38,7 +38,7 @@ export interface ServingRun {
 }
 
 /** The OpenAI-compatible server that answers routed requests: the `policy` role's external sampler, else the run's worker. */
-export async function upstreamOf(context: PipelineContext): Promise<UpstreamServer & { gone: Promise<string> }> {
+async function upstreamOf(context: PipelineContext): Promise<UpstreamServer & { gone: Promise<string> }> {
   const external = context.externalPolicy;
   if (external !== undefined) return { baseUrl: external.url, ...(external.apiKey === undefined ? {} : { apiKey: external.apiKey }), gone: new Promise<string>(() => undefined) };
   const worker = await context.worker();
@@ -136,7 +136,7 @@ async function serveUntilStopped(runDirectory: string, options: { port: number; 
 const MAXIMUM_PORT = 65_535;
 
 /** `--port`: an integer in [0, 65535] (checked before the run's worker is started), or a UsageError. */
-export function portOption(text: string): number {
+function portOption(text: string): number {
   const port = integerOption("--port", text, 0);
   if (port > MAXIMUM_PORT) throw new UsageError(`--port must be an integer ≤ ${MAXIMUM_PORT}, got ${JSON.stringify(text)}`);
   return port;

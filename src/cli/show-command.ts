@@ -18,7 +18,7 @@ export class NotARunError extends TraceError {
 }
 
 /** Reads the run's store and builds its report (every episode: finished ones graded, failed and unfinished counted). */
-export function showRun(runDirectory: string): RunReport {
+function showRun(runDirectory: string): RunReport {
   const file = openRunDirectory(runDirectory).storeFile;
   if (!existsSync(file)) throw new NotARunError(runDirectory);
   const store = openTrajectoryStore(file);

@@ -1,5 +1,5 @@
 /**
- * Stage 2, analyze: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
+ * The analyze stage: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
  * endpoint discovers a capability dictionary and labels every trajectory in N runs (resumable: labels are stored per
  * batch) into `analysis/`. `reference` (offline): the reference-guided labeler into `analysis/reference/` — against τ²'s
  * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.

@@ -1,5 +1,5 @@
 /**
- * Stage 0, base (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
+ * The base stage (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
  * (with its documented deficits) plays episodes on demonstration seeds disjoint from every training and evaluation
  * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
  * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights

@@ -1,4 +1,4 @@
-/** Stage 8, compare (when the configuration has a `compare` section): `trace compare` with the configured methods and seeds. */
+/** The compare stage (when the configuration has a `compare` section): `trace compare` with the configured methods and seeds. */
 import { runCompare } from "../compare/run-compare.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import type { GrpoTrainer } from "./capability-grpo.js";

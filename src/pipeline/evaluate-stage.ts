@@ -1,5 +1,5 @@
 /**
- * Stage 7, evaluate: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
+ * The evaluate stage: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
  * the base model on the evaluation tasks, and each adapter vs the base on held-out seeds of its capability environment,
  * all with the evaluation settings (`evaluation-episodes.ts`, shared with `trace compare`), into `eval/episodes.sqlite`;
  * then `eval/results.json` and `eval/report.md`.

@@ -13,7 +13,7 @@ import type { EpisodeKey, TrajectoryStore } from "../store/trajectory-store.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** Evaluation sampling seeds start here (plus `target.seed`), apart from the base rollouts' seeds. */
-export const EVALUATION_SEED_BASE = 7_000_000;
+const EVALUATION_SEED_BASE = 7_000_000;
 
 /** Passed / total finished episodes and their mean reward. */
 export interface EvaluationScore {
@@ -60,7 +60,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
 }
 
 /** The score of an environment's finished episodes on the given tasks. */
-export function scoreEpisodes(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): EvaluationScore {
+function scoreEpisodes(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): EvaluationScore {
   const episodes = store.listEpisodes({ environment, status: "finished" }).filter((episode) => taskIds.has(episode.taskId));
   return {
     passed: episodes.filter((episode) => episode.success === true).length,

@@ -40,7 +40,7 @@ export const compareConfigSchema = z
   });
 
 /** A named OpenAI-compatible endpoint; its API key is read from the environment variable `apiKeyEnv`, never stored. */
-export const endpointSchema = z.strictObject({
+const endpointSchema = z.strictObject({
   /** Base URL ending in `/v1` (vLLM, SGLang, OpenAI, …). */
   url: z.string().url(),
   model: z.string().min(1),
@@ -120,7 +120,7 @@ const calibrationSchema = z.strictObject({
   minimumInformativeFraction: z.number().min(0).max(1).default(0.5),
 });
 
-export const pipelineConfigSchema = z.strictObject({
+const pipelineConfigSchema = z.strictObject({
   /** Run name; the run directory defaults to `runs/<name>`. */
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
   runDirectory: z.string().min(1).optional(),

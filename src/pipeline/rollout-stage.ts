@@ -1,4 +1,4 @@
-/** Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. */
+/** The rollout stage: the base model on the target tasks (with the target's scripted or LLM user) into `store.sqlite`. */
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";

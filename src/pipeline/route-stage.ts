@@ -1,5 +1,5 @@
 /**
- * Stage 5, route: one routing decision per target task (training and evaluation tasks; the request is its first user
+ * The route stage: one routing decision per target task (training and evaluation tasks; the request is its first user
  * message) over the trained adapters and "none of these", by the base model's label scores or by retrieval over the
  * capability environments' requests; written to `eval/routing.json` with, for a module target whose instances name
  * their family, the routing accuracy.
@@ -19,7 +19,7 @@ import type { PipelineContext } from "./pipeline-context.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
 /** The routing options of a run: each trained adapter in order, then "none of these" (the base model). */
-export async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
+async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
   const { config, run } = context;
   const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
   const adapters = run.readTrainedAdapters();

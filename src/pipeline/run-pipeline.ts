@@ -97,7 +97,7 @@ export function configurationDifferences(recorded: ResolvedPipelineConfig, curre
  * (an `UnknownEnvironmentModuleError` names the capability, the module and the known modules), not when the
  * synthesize stage reaches a kept capability.
  */
-export function checkEnvironmentMap(config: ResolvedPipelineConfig): void {
+function checkEnvironmentMap(config: ResolvedPipelineConfig): void {
   if (config.environments.source !== "hand-written") return;
   for (const [capability, module] of Object.entries(config.environments.map)) handWrittenRunner(capability, module);
 }
