@@ -36,7 +36,7 @@ export async function runAnalyzeStage(context: PipelineContext): Promise<string>
     let labeled: string;
     if (config.analysis.labeler === "llm") {
       const { analysis } = config;
-      const thresholds: AggregationThresholds = { coverage: analysis.coverage, gap: analysis.gap, minRuns: analysis.minRuns ?? Math.ceil(0.8 * analysis.runs) };
+      const thresholds: AggregationThresholds = { coverage: analysis.coverage, gap: analysis.gap, minRuns: analysis.minRuns };
       const instructions = new Map<string, string>();
       for (const domain of await loadTargetDomains(config)) for (const task of domain.tasks) instructions.set(`${domain.environment.name}\u0000${task.id}`, task.userInstructions);
       const client = roleClient(config, "analyst");

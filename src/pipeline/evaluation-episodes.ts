@@ -40,7 +40,7 @@ export interface RunEvaluationOptions {
 /** Runs (or resumes) the episodes and scores them; an episode that failed (endpoint, target) stops with its error. */
 export async function runEvaluation(options: RunEvaluationOptions): Promise<EvaluationScore> {
   const { config, environment, store } = options;
-  const maxTokens = config.evaluation.maxTokens ?? config.target.maxTokens;
+  const { maxTokens, maxSteps } = config.evaluation;
   await runRollouts({
     environment,
     tasks: options.tasks,
@@ -51,7 +51,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     makeUser: options.makeUser,
     sampling: { temperature: config.evaluation.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
     baseSeed: EVALUATION_SEED_BASE + config.target.seed,
-    maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps,
+    maxSteps,
     metadata: options.metadata,
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });

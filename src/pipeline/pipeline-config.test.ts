@@ -19,6 +19,37 @@ test("defaults are applied and paths resolved", () => {
   assert.equal(config.analysis.labeler, "reference");
 });
 
+test("every default lives in the schema: a section given in part gets the rest, and defaults that depend on other fields are filled in", () => {
+  const config = parsePipelineConfig(
+    {
+      ...minimal,
+      model: { sft: { learningRate: 0.01, refresh: { demonstrations: 10 } } },
+      target: { ...minimal.target, maxTokens: 77, maxSteps: 9 },
+      training: { iterations: 3 },
+      analysis: { runs: 6 },
+      environments: { map: {}, calibration: { seeds: 4 } },
+    },
+    "c.json",
+  );
+  assert.equal(config.training.iterations, 3);
+  assert.equal(config.training.groups, 8, "the rest of a given section takes the schema's defaults");
+  assert.equal(config.environments.calibration.seeds, 4);
+  assert.equal(config.environments.calibration.samples, 16);
+  assert.equal(config.analysis.minRuns, 5, "⌈0.8 · 6⌉");
+  assert.equal(parsePipelineConfig({ ...minimal, analysis: { runs: 6, minRuns: 2 } }, "c.json").analysis.minRuns, 2);
+  assert.equal(config.model.sft?.refresh?.learningRate, 0.01, "the refresh epochs' learning rate defaults to the SFT one");
+  assert.equal(config.model.sft?.refresh?.epochs, 1);
+  assert.deepEqual([config.evaluation.maxTokens, config.evaluation.maxSteps], [77, 9], "evaluation takes the target's limits unless it sets its own");
+  const own = parsePipelineConfig({ ...minimal, target: { ...minimal.target, maxTokens: 77 }, evaluation: { maxTokens: 5 } }, "c.json");
+  assert.equal(own.evaluation.maxTokens, 5);
+  assert.deepEqual(parsePipelineConfig(minimal, "c.json").roles, { policy: "worker", router: "worker" });
+});
+
+test("model.initTiny.tieEmbeddings is a boolean", () => {
+  assert.equal(parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: true } } }, "c.json").model.initTiny?.tieEmbeddings, true);
+  assert.throws(() => parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: 1 } } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("model.initTiny.tieEmbeddings:")));
+});
+
 test("the offline example configuration validates", () => {
   const config = loadPipelineConfig(path.resolve("configs/offline-tiny.json"));
   assert.deepEqual(config.target.domains, ["airline", "retail"]);
