@@ -11,6 +11,7 @@ import { createRoutedChatServer, type UpstreamServer } from "../serving/routed-c
 import { RunNotServableError } from "../serving/run-not-servable-error.js";
 import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 
 /** Where `trace serve` listens unless told otherwise. */
 const DEFAULT_SERVE_PORT = 8080;
@@ -144,10 +145,11 @@ function portOption(text: string): number {
 
 /** Adds `trace serve RUN [--port N] [--host H]` to the program. */
 export function registerServeCommand(program: Command): void {
-  program
-    .command("serve")
-    .description("serve a finished run's routed agent as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it")
-    .argument("<run>", "run directory written by `trace run` (with eval/routing.json and trained adapters)")
+  addRunDirectoryArgument(
+    program
+      .command("serve")
+      .description("serve a finished `trace run` run's routed agent (its eval/routing.json and trained adapters) as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it"),
+  )
     .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_SERVE_PORT})`, portOption, DEFAULT_SERVE_PORT)
     .option("--host <host>", "address to bind", "127.0.0.1")
     .action(async (runDirectory: string, options: { port: number; host: string }) => {
