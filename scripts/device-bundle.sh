@@ -2,7 +2,7 @@
 # Packs what the TypeScript side needs on a GPU machine without Node or network into .device/bundle.tar.xz (ignored by
 # git): this machine's node binary (.device/nodebin/node), production node_modules (copied from this
 # checkout, where native modules are built; better-sqlite3's build intermediates pruned), dist/ and the τ²-bench data (.device/tau2). On the device:
-#   tar -xJf .device/bundle.tar.xz && export PATH="$PWD/.device/nodebin:$PATH" TAU2_DATA="$PWD/.device/tau2"
+#   tar -xJf .device/bundle.tar.xz && export PATH="$PWD/.device/nodebin:$PATH" TRACE_TAU2_DATA="$PWD/.device/tau2"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run build >/dev/null

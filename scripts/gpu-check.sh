@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-python="${PYTHON:-python3}"
+python="${TRACE_PYTHON:-python3}"
 # The worker's HTTP server (uvicorn) is not on the GPU machine: it is installed offline from the wheels carried in
 # .device/wheels (`bash scripts/worker-wheels.sh` downloads them beforehand, where there is network).
 bash scripts/worker-wheels.sh install "$python" || exit 1
@@ -19,14 +19,14 @@ import torch, transformers, peft
 name = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"
 print(f"torch {torch.__version__} transformers {transformers.__version__} peft {peft.__version__} gpus {torch.cuda.device_count()} {name}")
 PY
-if [ "${SKIP_TESTS:-0}" != 1 ]; then
+if [ "${TRACE_SKIP_TESTS:-0}" != 1 ]; then
   TRACE_WORKER_TEST_DEVICE=cuda "$python" -m pytest -q -p no:cacheprovider worker/tests 2>&1 | tee "$out/pytest-cuda.log" | tail -n 25
   tests=$?
 else
   tests=0
 fi
-if [ "${SKIP_BENCHMARK:-0}" != 1 ]; then
-  "$python" worker/benchmarks/gpu_report.py --out "$out" ${REPORT_ARGS:-} 2>&1 | grep -v -E "Loading weights|Writing model" | tee "$out/gpu-report.log" | tail -n 5
+if [ "${TRACE_SKIP_BENCHMARK:-0}" != 1 ]; then
+  "$python" worker/benchmarks/gpu_report.py --out "$out" ${TRACE_REPORT_ARGS:-} 2>&1 | grep -v -E "Loading weights|Writing model" | tee "$out/gpu-report.log" | tail -n 5
   report=$?
   echo
   cat "$out/gpu-report.md" 2>/dev/null

@@ -5,4 +5,4 @@
 # budget (tables and curves in RUN_DIR/compare/). Needs the worker's venv (npm run setup:worker). Rerunning resumes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node bin/trace.js run configs/mini-cpu.json --run-dir "${RUN_DIR:-runs/main-mini-cpu}"
+node bin/trace.js run configs/mini-cpu.json --run-dir "${TRACE_RUN_DIR:-runs/main-mini-cpu}"

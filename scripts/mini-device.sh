@@ -9,9 +9,9 @@
 # computed on a machine still warm.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-CONFIG="${CONFIG:-configs/mini-gpu.json}"
-RUN_DIR="${RUN_DIR:-runs/mini-gpu}"
-LIMIT="${LIMIT:-540}"
+CONFIG="${TRACE_CONFIG:-configs/mini-gpu.json}"
+RUN_DIR="${TRACE_RUN_DIR:-runs/mini-gpu}"
+LIMIT="${TRACE_TIME_LIMIT:-540}"
 # The bundle's node, node_modules and τ² data; its dist/ only when no newer dist/ was carried.
 if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi

@@ -4,7 +4,7 @@
 # environments, GRPO, routing, evaluation). Needs the worker's venv (npm run setup:worker). Rerunning resumes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data="${TAU2_DATA:-../shared/data/tau2}"
+data="${TRACE_TAU2_DATA:-../shared/data/tau2}"
 for domain in airline retail; do
   node bin/trace.js tau2 gold --domain "$domain" --data-dir "$data/$domain" | tail -n 1
 done
@@ -14,4 +14,4 @@ for results in "$data"/trajectories/*.json; do
   node bin/trace.js tau2 grade --domain "$domain" --data-dir "$data/$domain" "$results" | tail -n 1
 done
 
-node bin/trace.js run configs/offline-tiny.json --run-dir "${RUN_DIR:-runs/main-offline-tiny}"
+node bin/trace.js run configs/offline-tiny.json --run-dir "${TRACE_RUN_DIR:-runs/main-offline-tiny}"

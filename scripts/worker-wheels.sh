@@ -12,7 +12,7 @@
 # .device/python instead; put that on PYTHONPATH (the device scripts do, when it exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-wheels="${WHEEL_DIR:-.device/wheels}"
+wheels="${TRACE_WHEEL_DIR:-.device/wheels}"
 packages=(uvicorn h11 click)
 
 pin() {
@@ -44,7 +44,7 @@ if [ "${1:-download}" = install ]; then
   exit 0
 fi
 
-python="${PYTHON:-.venv/bin/python}"
+python="${TRACE_PYTHON:-.venv/bin/python}"
 [ -x "$python" ] || python=python3
 mkdir -p "$wheels"
 for package in "${packages[@]}"; do

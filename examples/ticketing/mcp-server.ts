@@ -2,8 +2,8 @@
  * The ticketing service as an MCP server on stdio (official TypeScript SDK), for `target.kind: "mcp"`. Besides the
  * agent's tools it has two for the harness: `reset` (a fresh state; the config's `state.resetTool`) and
  * `export_state` (read-only; hidden from the agent, read by `mcp-grader.ts`).
- * Run: `node --import tsx examples/ticketing/mcp-server.ts`. `TICKETING_EXIT_AFTER_CALLS=N` makes it exit on the
- * N-th tool call, once per `TICKETING_EXIT_MARKER` file when one is named (for tests of a server that dies mid-episode).
+ * Run: `node --import tsx examples/ticketing/mcp-server.ts`. `TRACE_TICKETING_EXIT_AFTER_CALLS=N` makes it exit on the
+ * N-th tool call, once per `TRACE_TICKETING_EXIT_MARKER` file when one is named (for tests of a server that dies mid-episode).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -13,8 +13,8 @@ import { initialState, runServiceTool, ServiceError, TOOLS } from "./service.js"
 
 let state = initialState();
 let calls = 0;
-const exitAfter = Number(process.env.TICKETING_EXIT_AFTER_CALLS ?? "0");
-const exitMarker = process.env.TICKETING_EXIT_MARKER;
+const exitAfter = Number(process.env.TRACE_TICKETING_EXIT_AFTER_CALLS ?? "0");
+const exitMarker = process.env.TRACE_TICKETING_EXIT_MARKER;
 
 const server = new Server({ name: "ticketing", version: "1.0.0" }, { capabilities: { tools: {} } });
 

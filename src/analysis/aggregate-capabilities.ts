@@ -10,7 +10,7 @@ import type { RunFile } from "./run-file.js";
 export const PAPER_THRESHOLDS: AggregationThresholds = { coverage: 0.1, gap: 0.2, minRuns: 8 };
 
 /** How many example failed tasks a capability lists (the reference code's 8). */
-export const EXAMPLE_FAILED_CASES = 8;
+const EXAMPLE_FAILED_CASES = 8;
 
 /** The meaningful range of each fractional threshold: Cov is a share of failed tasks, Δ a difference of two shares. */
 export const THRESHOLD_RANGES = {
@@ -64,7 +64,7 @@ export interface AggregationResult {
 }
 
 /** Arithmetic mean (0 for no values, as the reference code). */
-export function mean(values: readonly number[]): number {
+function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 

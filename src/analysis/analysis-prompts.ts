@@ -5,7 +5,7 @@ import { fillPromptFile, PROMPTS_ROOT } from "../prompts/prompt-file.js";
 export { PromptTemplateError } from "../prompts/prompt-file.js";
 
 /** `prompts/analysis` of the package (beside `dist/`). */
-export const PROMPTS_DIRECTORY = path.join(PROMPTS_ROOT, "analysis");
+const PROMPTS_DIRECTORY = path.join(PROMPTS_ROOT, "analysis");
 
 export type AnalysisPromptName = "discovery" | "discovery-merge" | "labeling";
 

@@ -2,20 +2,20 @@
 import { z } from "zod";
 import { readJsonFile } from "../envs/core/read-json-file.js";
 
-export const exampleTrajectorySchema = z.looseObject({
+const exampleTrajectorySchema = z.looseObject({
   task_id: z.string(),
   reward: z.number().nullable().optional(),
   note: z.string().optional(),
 });
 
-export const candidateCapabilitySchema = z.looseObject({
+const candidateCapabilitySchema = z.looseObject({
   name: z.string().min(1),
   description: z.string(),
   example_trajectories: z.array(exampleTrajectorySchema).optional(),
 });
 export type CandidateCapability = z.infer<typeof candidateCapabilitySchema>;
 
-export const candidatesFileSchema = z.looseObject({ candidates: z.array(candidateCapabilitySchema) });
+const candidatesFileSchema = z.looseObject({ candidates: z.array(candidateCapabilitySchema) });
 export type CandidatesFile = z.infer<typeof candidatesFileSchema>;
 
 /** Reads a candidates file; a malformed file throws `DataFileError` naming the file and the field. */

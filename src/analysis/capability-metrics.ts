@@ -18,7 +18,7 @@ function ratio(numerator: number, denominator: number): number {
 }
 
 /** Cov, ER−, ER+ and Δ of one capability in one run. */
-export function capabilityRunMetrics(lists: CapabilityLabelLists, totalFailed: number): CapabilityRunMetrics {
+function capabilityRunMetrics(lists: CapabilityLabelLists, totalFailed: number): CapabilityRunMetrics {
   const lackingFailed = lists.lacking_failed.length;
   const presentFailed = lists.present_failed.length;
   const lackingPassed = lists.lacking_passed.length;

@@ -12,7 +12,7 @@ import type { RenderedTrajectory } from "../rollout/render-trajectory.js";
 import { requestStructured, type Validation } from "./structured-request.js";
 
 /** The paper's cap on the dictionary. */
-export const MAX_CAPABILITIES = 10;
+const MAX_CAPABILITIES = 10;
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 

@@ -21,7 +21,7 @@ export interface CapabilityAgreement {
 const LABELS: readonly CapabilityLabel[] = ["NA", "PRESENT", "LACKING"];
 
 /** Capability → task key → label, from a run file's six lists. */
-export function labelsOfRun(run: RunFile): Map<string, Map<string, CapabilityLabel>> {
+function labelsOfRun(run: RunFile): Map<string, Map<string, CapabilityLabel>> {
   const out = new Map<string, Map<string, CapabilityLabel>>();
   for (const [capability, lists] of Object.entries(run.labels)) {
     const byKey = new Map<string, CapabilityLabel>();

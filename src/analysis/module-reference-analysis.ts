@@ -27,7 +27,7 @@ export interface ModuleLabeledEpisode {
  * Labels the episodes whose environment `environments` resolves (others are skipped), in order, each against the
  * instance of its task (`seed-N`; an unknown task id throws the environment's `UnknownSeedTaskError`).
  */
-export async function labelWithModuleReference(episodes: readonly EpisodeRecord[], environments: ModuleEnvironmentResolver): Promise<ModuleLabeledEpisode[]> {
+async function labelWithModuleReference(episodes: readonly EpisodeRecord[], environments: ModuleEnvironmentResolver): Promise<ModuleLabeledEpisode[]> {
   const labeled: ModuleLabeledEpisode[] = [];
   for (const episode of episodes) {
     const environment = environments(episode.environment);

@@ -36,7 +36,7 @@ function domainOf(environment: string): "airline" | "retail" {
  * The directory of a domain's `tasks.json`: `dataDirectory/<domain>` (τ²-bench's `data/tau2`) or `dataDirectory`
  * itself (a domain directory), else the `dataDir` a rollout recorded in the run's `config.json`.
  */
-export function resolveDomainDirectory(environment: string, dataDirectory: string | undefined, configuredDirectory: string | undefined): string {
+function resolveDomainDirectory(environment: string, dataDirectory: string | undefined, configuredDirectory: string | undefined): string {
   const domain = domainOf(environment);
   const candidates = dataDirectory === undefined ? (configuredDirectory === undefined ? [] : [configuredDirectory]) : [path.join(dataDirectory, domain), dataDirectory];
   const found = candidates.find((directory) => existsSync(path.join(directory, "tasks.json")));
@@ -45,7 +45,7 @@ export function resolveDomainDirectory(environment: string, dataDirectory: strin
 }
 
 /** Labels finished episodes against their tasks' gold; `domainData` gives each environment's τ² data. */
-export function labelWithReference(episodes: readonly EpisodeRecord[], domainData: (environment: string) => Tau2DomainData): LabeledTrajectory[] {
+function labelWithReference(episodes: readonly EpisodeRecord[], domainData: (environment: string) => Tau2DomainData): LabeledTrajectory[] {
   const tasks = new Map<string, Map<string, Tau2Task>>();
   return episodes.map((episode) => {
     const data = domainData(episode.environment);

@@ -10,7 +10,7 @@ import { readJsonFile } from "../envs/core/read-json-file.js";
 const keyList = z.array(z.string());
 
 /** One capability's six lists of task keys (e.g. `airline:12`); together they partition the labeled tasks. */
-export const capabilityLabelListsSchema = z.object({
+const capabilityLabelListsSchema = z.object({
   lacking_failed: keyList,
   present_failed: keyList,
   na_failed: keyList,
@@ -21,10 +21,10 @@ export const capabilityLabelListsSchema = z.object({
 export type CapabilityLabelLists = z.infer<typeof capabilityLabelListsSchema>;
 
 /** A labeling failure kept in a run file (our addition; the reference code ignores unknown fields). */
-export const labelingFailureSchema = z.object({ keys: keyList, error: z.string() });
+const labelingFailureSchema = z.object({ keys: keyList, error: z.string() });
 export type LabelingFailure = z.infer<typeof labelingFailureSchema>;
 
-export const runFileSchema = z.looseObject({
+const runFileSchema = z.looseObject({
   attempt: z.number().int(),
   totals: z.object({ total_failed: z.number().int().nonnegative(), total_passed: z.number().int().nonnegative() }),
   labels: z.record(z.string(), capabilityLabelListsSchema),

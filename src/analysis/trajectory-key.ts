@@ -2,7 +2,7 @@
 import type { EpisodeKey } from "../store/trajectory-store.js";
 
 /** `tau2-airline` → `airline`; other environments keep their name. */
-export function keyPrefix(environment: string): string {
+function keyPrefix(environment: string): string {
   return environment.startsWith("tau2-") ? environment.slice("tau2-".length) : environment;
 }
 

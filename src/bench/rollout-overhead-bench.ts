@@ -87,7 +87,7 @@ function countOccurrences(text: string, needle: string): number {
 }
 
 /** A `fetch` that answers every request at once from `bodies`: the turn is the number of tool results so far. */
-export function cannedFetch(bodies: Map<string, string[]>): typeof fetch {
+function cannedFetch(bodies: Map<string, string[]>): typeof fetch {
   const headers = { "content-type": "application/json" };
   return (_input, init) => {
     const text = typeof init?.body === "string" ? init.body : "";

@@ -25,8 +25,8 @@ describe("trace analyze --labeler reference on the real τ²-bench runs (airline
   let printed = "";
   before(() => {
     const trajectories = path.join(tau2DataDirectory(), "trajectories");
-    trace("import", path.join(trajectories, "airline-qwen3-30b-a3b-base.train.json"), "--env", "tau2-airline", "--out", run);
-    trace("import", path.join(trajectories, "retail-qwen3-30b-a3b-base.train.json"), "--env", "tau2-retail", "--out", run);
+    trace("import", path.join(trajectories, "airline-qwen3-30b-a3b-base.train.json"), "--env", "tau2-airline", "--run-dir", run);
+    trace("import", path.join(trajectories, "retail-qwen3-30b-a3b-base.train.json"), "--env", "tau2-retail", "--run-dir", run);
     printed = trace("analyze", run, "--labeler", "reference", "--data-dir", tau2DataDirectory());
   });
 
@@ -126,7 +126,7 @@ describe("trace analyze input errors", () => {
 
 test("trace analyze reads a trace run directory's τ² data from its config.json (no --data-dir)", () => {
   const run = path.join(scratch, "pipeline-shaped");
-  trace("import", path.join(tau2DataDirectory(), "trajectories", "airline-qwen3-30b-a3b-base.train.json"), "--env", "tau2-airline", "--out", run);
+  trace("import", path.join(tau2DataDirectory(), "trajectories", "airline-qwen3-30b-a3b-base.train.json"), "--env", "tau2-airline", "--run-dir", run);
   // The resolved configuration `trace run` writes, in place of the import's manifest.
   writeFileSync(path.join(run, "config.json"), JSON.stringify({ name: "x", model: { servedModelName: "base" }, target: { kind: "tau2", dataDirectory: tau2DataDirectory(), domains: ["airline"] } }));
   trace("analyze", run, "--labeler", "reference");

@@ -20,7 +20,8 @@ import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
 import { integerOption } from "./integer-option.js";
 import { runDataDirectories } from "./run-manifest.js";
-import { httpUrlOption } from "./rollout-commands.js";
+import { addEndpointOptions, endpointOption } from "./endpoint-options.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 import { checkDirectoryPath, checkExistingDirectory, checkOutputFilePath } from "../run/path-checks.js";
 
 export interface AnalyzeCommandOptions {
@@ -74,7 +75,7 @@ function runData(runDirectory: string, dataDir: string | undefined): { dataDirec
 }
 
 /** Where each labeler's analysis of a run goes. */
-export function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
+function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
   const run = openRunDirectory(runDirectory);
   return { llm: run.analysisDirectory("llm"), reference: run.analysisDirectory("reference") };
 }
@@ -82,15 +83,14 @@ export function analysisDirectories(runDirectory: string): { llm: string; refere
 /** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. */
 /** The LLM analyst's settings from the command line, every number checked before any request is made. */
 function analystSettings(options: AnalyzeCommandOptions, base: { coverage: number; gap: number }) {
-  if (options.analystUrl === undefined || options.analystModel === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
-  httpUrlOption("--analyst-url", options.analystUrl);
+  const analyst = endpointOption(options, "analyst");
+  if (analyst === undefined) throw new UsageError("the LLM analyst needs --analyst-url and --analyst-model (or use --labeler reference)");
   const runs = integerOption("--runs", options.runs ?? "10", 1);
   const minRuns = options.minRuns === undefined ? Math.ceil(0.8 * runs) : integerOption("--min-runs", options.minRuns, 1);
   if (minRuns > runs) throw new UsageError(`--min-runs ${minRuns} is more than --runs ${runs}: no capability could be kept`);
   const thresholds: AggregationThresholds = { ...base, minRuns };
   return {
-    analystUrl: options.analystUrl,
-    analystModel: options.analystModel,
+    analyst,
     runs,
     thresholds,
     concurrency: integerOption("--concurrency", options.concurrency, 1),
@@ -103,7 +103,7 @@ function analystSettings(options: AnalyzeCommandOptions, base: { coverage: numbe
 }
 
 /** `trace analyze RUN`: analysis, aggregation and report; returns the report's markdown. Options are checked first. */
-export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
+async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOptions, log: (line: string) => void): Promise<{ directory: string; report: string }> {
   const base = coverageAndGap(options);
   if (options.labeler !== "reference" && options.labeler !== "llm") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
   if (options.labeler === "reference" && (options.runs !== undefined || options.minRuns !== undefined)) {
@@ -128,18 +128,13 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
     if (options.candidates === "reference") candidates = { candidates: [...REFERENCE_CAPABILITIES] };
     else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
     directory = options.out ?? directories.llm;
-    const client = createChatClient({
-      baseUrl: settings.analystUrl,
-      model: settings.analystModel,
-      maxConcurrency: settings.concurrency,
-      ...(options.analystApiKey === undefined ? {} : { apiKey: options.analystApiKey }),
-    });
+    const client = createChatClient({ baseUrl: settings.analyst.url, model: settings.analyst.model, maxConcurrency: settings.concurrency, apiKey: settings.analyst.apiKey });
     const store = openTrajectoryStore(file);
     try {
       const result = await analyzeWithAnalyst({
         store,
         client,
-        model: settings.analystModel,
+        model: settings.analyst.model,
         outDirectory: directory,
         runs: settings.runs,
         thresholds: settings.thresholds,
@@ -153,7 +148,7 @@ export async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCo
       });
       const failed = [...result.failures.values()].reduce((sum, list) => sum + list.reduce((count, failure) => count + failure.keys.length, 0), 0);
       const usage = client.usage();
-      log(`analyst ${settings.analystModel}: ${usage.requests} requests, ${usage.promptTokens} prompt / ${usage.completionTokens} completion tokens; ${failed} trajectory-runs left unlabeled`);
+      log(`analyst ${settings.analyst.model}: ${usage.requests} requests, ${usage.promptTokens} prompt / ${usage.completionTokens} completion tokens; ${failed} trajectory-runs left unlabeled`);
       if (failed > 0) {
         log(`some labels could not be obtained (see the run files' "failures"); rerun the same command to retry them`);
         process.exitCode = 2;
@@ -178,7 +173,7 @@ export interface AggregateCommandOptions {
  * `trace analyze aggregate`: thresholds in range, `--runs` a directory holding at least `--min-runs` run files and
  * `--out` writable, all checked before the run files are read; then aggregates and writes.
  */
-export function runAggregateCommand(options: AggregateCommandOptions): ScoresFile {
+function runAggregateCommand(options: AggregateCommandOptions): ScoresFile {
   const thresholds: AggregationThresholds = { ...coverageAndGap(options), minRuns: integerOption("--min-runs", options.minRuns, 1) };
   checkExistingDirectory(options.runs, "--runs");
   checkOutputFilePath(options.out, "--out", { createDirectory: true });
@@ -190,7 +185,7 @@ export function runAggregateCommand(options: AggregateCommandOptions): ScoresFil
 }
 
 /** `trace analyze report RUN`: the report of an existing analysis. */
-export function runReportCommand(runDirectory: string, options: { labeler: string; dir?: string }): string {
+function runReportCommand(runDirectory: string, options: { labeler: string; dir?: string }): string {
   const directories = analysisDirectories(runDirectory);
   if (options.labeler !== "llm" && options.labeler !== "reference") throw new UsageError(`unknown labeler ${JSON.stringify(options.labeler)} (expected llm or reference)`);
   const directory = options.dir ?? (options.labeler === "reference" ? directories.reference : directories.llm);
@@ -199,16 +194,11 @@ export function runReportCommand(runDirectory: string, options: { labeler: strin
 
 export function registerAnalyzeCommands(program: Command): void {
   const write = (text: string) => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
-  const analyze = program
-    .command("analyze")
-    .description("capability analysis of a run (TRACE step 2): discovery + labeling + aggregation + report into RUN/analysis/")
-    .argument("<run>", "run directory (holds store.sqlite)")
+  const analyze = addRunDirectoryArgument(program.command("analyze").description("capability analysis of a run (TRACE step 2): discovery + labeling + aggregation + report into RUN/analysis/"))
     // Options of `analyze` itself come before a subcommand's name, so `aggregate --runs` is the subcommand's option.
     .enablePositionalOptions()
-    .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline, τ² gold)", "llm")
-    .option("--analyst-url <url>", "OpenAI-compatible base URL of the analyst, e.g. http://localhost:8000/v1")
-    .option("--analyst-model <model>", "analyst model name")
-    .option("--analyst-api-key <key>", "API key of the analyst endpoint")
+    .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline, τ² gold)", "llm");
+  addEndpointOptions(analyze, "analyst", "the analyst")
     .option("--runs <n>", "independent labeling runs N (default 10, the paper's)")
     .option("--candidates <file>", "label with this candidate_capabilities.json (or 'reference': the reference dictionary) instead of discovering")
     .option("--context-tokens <n>", "the analyst's context window in tokens", "32768")
@@ -240,10 +230,7 @@ export function registerAnalyzeCommands(program: Command): void {
       write(formatCapabilityTable(scores));
       write(`kept ${scores.capabilities.filter((score) => score.status === "kept").length} of ${scores.capabilities.length} capabilities over ${scores.runs} runs; wrote ${options.out}`);
     });
-  analyze
-    .command("report")
-    .description("print (and write to analysis/report.md) the markdown report of a run's analysis")
-    .argument("<run>", "run directory")
+  addRunDirectoryArgument(analyze.command("report").description("print (and write to analysis/report.md) the markdown report of a run's analysis"))
     .option("--labeler <labeler>", "which analysis: llm (RUN/analysis) or reference (RUN/analysis/reference)", "llm")
     .option("--dir <dir>", "an analysis directory to report instead")
     .action((runDirectory: string, options: { labeler: string; dir?: string }) => {

@@ -6,9 +6,10 @@ import { runCompare } from "../compare/run-compare.js";
 import { compareConfigSchema, loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
 import { openRunDirectory } from "../run/run-directory.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { UsageError } from "./usage-error.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 
 function methodList(value: string): CompareMethod[] {
   const methods = value.split(",").map((method) => method.trim()).filter((method) => method !== "");
@@ -45,10 +46,11 @@ export async function runCompareCommand(runDirectory: string, options: { methods
 
 export function registerCompareCommand(program: Command): void {
   const write = (line: string) => void process.stdout.write(line + "\n");
-  program
-    .command("compare")
-    .description("train and evaluate the baselines and TRACE of a run at an equal rollout budget; writes compare/comparison.md, CSVs and curves")
-    .argument("<run>", "run directory of `trace run` (its config.json and capability environments)")
+  addRunDirectoryArgument(
+    program
+      .command("compare")
+      .description("train and evaluate the baselines and TRACE of a `trace run` run (its config.json and capability environments) at an equal rollout budget; writes compare/comparison.md, CSVs and curves"),
+  )
     .option("--methods <list>", `comma-separated, of: ${COMPARE_METHODS.join(", ")} (default: the configuration's compare.methods, else all)`)
     .option("--seeds <list>", "comma-separated training seeds (default: the configuration's compare.seeds, else 0)")
     .action(async (runDirectory: string, options: { methods?: string; seeds?: string }) => {

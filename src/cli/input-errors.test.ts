@@ -147,11 +147,11 @@ describe("τ² results files", () => {
 
   test("trace import: another domain or an unknown task is refused and nothing is written", async () => {
     const retailRun = path.join(scratch, "import-retail");
-    await refused(["import", airlineResults(), "--env", "tau2-retail", "--out", retailRun], /of domain "airline"/, /--env tau2-retail asks for "retail"/);
+    await refused(["import", airlineResults(), "--env", "tau2-retail", "--run-dir", retailRun], /of domain "airline"/, /--env tau2-retail asks for "retail"/);
     const unknownRun = path.join(scratch, "import-unknown");
-    await refused(["import", unknownTask, "--env", "tau2-airline", "--out", unknownRun], /refers to task "no-such-task", which is not in the results file's tasks/);
+    await refused(["import", unknownTask, "--env", "tau2-airline", "--run-dir", unknownRun], /refers to task "no-such-task", which is not in the results file's tasks/);
     assert.ok(!existsSync(retailRun) && !existsSync(unknownRun));
-    await refused(["import", airlineResults(), "--env", "tau2-airline", "--out", aFile], new RegExp(`run directory ${escaped(aFile)}: is a file`));
+    await refused(["import", airlineResults(), "--env", "tau2-airline", "--run-dir", aFile], new RegExp(`run directory ${escaped(aFile)}: is a file`));
   });
 });
 
@@ -195,17 +195,17 @@ describe("trace analyze", () => {
 });
 
 describe("other commands", () => {
-  test("trace rollout: --out that is a file and a malformed --agent-url are refused before any episode", async () => {
+  test("trace rollout: --run-dir that is a file and a malformed --agent-url are refused before any episode", async () => {
     const common = ["rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-model", "m"];
-    await refused([...common, "--agent-url", "http://127.0.0.1:9/v1", "--out", aFile], new RegExp(`run directory ${escaped(aFile)}: is a file`));
+    await refused([...common, "--agent-url", "http://127.0.0.1:9/v1", "--run-dir", aFile], new RegExp(`run directory ${escaped(aFile)}: is a file`));
     const out = path.join(scratch, "rollout-bad-url");
-    await refused([...common, "--agent-url", "localhost:8000", "--out", out], /--agent-url must be an http\(s\) URL, got "localhost:8000"/);
+    await refused([...common, "--agent-url", "localhost:8000", "--run-dir", out], /--agent-url must be an http\(s\) URL, got "localhost:8000"/);
     assert.ok(!existsSync(out));
   });
 
   test("trace export: --out under a file; trace model init-tiny onto a file; trace serve --port above 65535", async () => {
     const run = path.join(scratch, "exported-run");
-    assert.equal((await trace(["import", airlineResults(), "--env", "tau2-airline", "--out", run])).code, 0);
+    assert.equal((await trace(["import", airlineResults(), "--env", "tau2-airline", "--run-dir", run])).code, 0);
     await refused(["export", run, "--env", "tau2-airline", "--format", "jsonl", "--out", path.join(aFile, "x.jsonl")], /--out .*cannot be written/);
     await refused(["model", "init-tiny", aFile], new RegExp(`checkpoint directory ${escaped(aFile)}: is a file, not a directory`));
     await refused(["serve", run, "--port", "70000"], /--port must be an integer ≤ 65535, got "70000"/);

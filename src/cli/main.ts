@@ -14,7 +14,7 @@ import { escapeControlCharacters } from "../synthesis/validation/module-text.js"
 import { TraceError } from "../spec/trace-error.js";
 
 /** Builds the CLI program (exported for tests). */
-export function createProgram(): Command {
+function createProgram(): Command {
   const program = new Command("trace")
     .description("TRACE: capability-targeted agentic training")
     .version("0.1.0")

@@ -31,7 +31,7 @@ test("trace model init-tiny runs `python -m trace_worker init-tiny` with the siz
   // for the failure path and the record for the arguments.
   await assert.rejects(
     run(process.execPath, [bin, "model", "init-tiny", path.join(scratch, "m"), "--vocab-size", "300", "--experts", "0", "--python", fakePython], {
-      env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "crash", FAKE_WORKER_RECORD: record },
+      env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "crash", TRACE_FAKE_WORKER_RECORD: record },
     }),
     (error: unknown) => {
       const { code, stderr } = error as { code: number; stderr: string };

@@ -4,7 +4,7 @@ import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkp
 import { checkDirectoryPath } from "../run/path-checks.js";
 import { integerOption } from "./integer-option.js";
 
-const SHAPE_OPTIONS: { flag: string; key: keyof TinyModelShape; minimum: number; help: string }[] = [
+const SHAPE_OPTIONS: { flag: string; key: Exclude<keyof TinyModelShape, "tieEmbeddings">; minimum: number; help: string }[] = [
   { flag: "--vocab-size", key: "vocabSize", minimum: 1, help: "vocabulary size, special tokens included (default 1024)" },
   { flag: "--hidden-size", key: "hiddenSize", minimum: 1, help: "hidden size (default 64)" },
   { flag: "--layers", key: "layers", minimum: 1, help: "decoder layers (default 2)" },
@@ -26,6 +26,7 @@ export function registerModelCommands(program: Command): void {
     initTiny.option(`${option.flag} <n>`, option.help, (text: string) => integerOption(option.flag, text, option.minimum));
   }
   initTiny
+    .option("--tie-embeddings", "tie the output layer to the input embedding")
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
     .action(async (directory: string, options: TinyModelShape & { python?: string }) => {
       checkDirectoryPath(directory, "checkpoint directory");
@@ -34,6 +35,7 @@ export function registerModelCommands(program: Command): void {
         const value = options[option.key];
         if (value !== undefined) shape[option.key] = value;
       }
+      if (options.tieEmbeddings === true) shape.tieEmbeddings = true;
       await createTinyCheckpoint(directory, shape, { python: options.python });
     });
 }

@@ -33,7 +33,7 @@ describe("rollout CLI", { concurrency: true }, () => {
     });
     try {
       const out = path.join(scratch, "run");
-      const args = [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "fake-model", "--tasks", "0,1", "--trials", "1", "--temperature", "0.5", "--seed", "7", "--out", out, "--json"];
+      const args = [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "fake-model", "--tasks", "0,1", "--trials", "1", "--temperature", "0.5", "--seed", "7", "--run-dir", out, "--json"];
       const { stdout, stderr } = await run("node", args, { encoding: "utf8" });
       const summary = lastJsonLine(stdout);
       assert.deepEqual([summary.total, summary.finished, summary.skipped, summary.failed, summary.aborted], [2, 2, 0, 0, false]);
@@ -70,7 +70,7 @@ describe("rollout CLI", { concurrency: true }, () => {
 
   test("trace import reports 30 episodes, 11 passed; trace export round-trips as tau2 and jsonl", async () => {
     const out = path.join(scratch, "imported");
-    const imported = lastJsonLine((await run("node", [bin, "import", realResults(), "--env", "tau2-airline", "--out", out, "--json"], { encoding: "utf8" })).stdout);
+    const imported = lastJsonLine((await run("node", [bin, "import", realResults(), "--env", "tau2-airline", "--run-dir", out, "--json"], { encoding: "utf8" })).stdout);
     assert.deepEqual(imported, { imported: 30, episodes: 30, passed: 11 });
 
     const tau2File = path.join(scratch, "exported.json");
@@ -87,7 +87,7 @@ describe("rollout CLI", { concurrency: true }, () => {
     assert.deepEqual(new Set(fromStore.tasks.map((task) => task.id)), new Set(fromStore.simulations.map((simulation) => simulation.task_id)));
     assert.equal(fromStore.tasks.length, 30);
 
-    const reimported = lastJsonLine((await run("node", [bin, "import", tau2File, "--env", "tau2-airline", "--out", path.join(scratch, "reimported"), "--json"], { encoding: "utf8" })).stdout);
+    const reimported = lastJsonLine((await run("node", [bin, "import", tau2File, "--env", "tau2-airline", "--run-dir", path.join(scratch, "reimported"), "--json"], { encoding: "utf8" })).stdout);
     assert.deepEqual(reimported, { imported: 30, episodes: 30, passed: 11 });
 
     const jsonl = path.join(scratch, "exported.jsonl");
@@ -105,7 +105,7 @@ describe("rollout CLI", { concurrency: true }, () => {
     assert.equal(failure.code, 1);
     assert.match(failure.stderr, /^trace: .*no store\.sqlite/);
     assert.equal(existsSync(path.join(scratch, "x.json")), false);
-    const badEnv = await run("node", [bin, "import", realResults(), "--env", "tau2-telecom", "--out", path.join(scratch, "bad")], { encoding: "utf8" }).then(
+    const badEnv = await run("node", [bin, "import", realResults(), "--env", "tau2-telecom", "--run-dir", path.join(scratch, "bad")], { encoding: "utf8" }).then(
       () => assert.fail("expected a failure"),
       (error: { code: number; stderr: string }) => error,
     );
@@ -172,7 +172,7 @@ describe("rollout CLI", { concurrency: true }, () => {
     const { port } = listener.address() as AddressInfo;
     await new Promise<void>((resolve) => listener.close(() => resolve()));
     const out = path.join(scratch, "dead-endpoint");
-    const failure = await run("node", [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", `http://127.0.0.1:${port}/v1`, "--agent-model", "m", "--tasks", "0", "--out", out, "--json"], { encoding: "utf8" }).then(
+    const failure = await run("node", [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", `http://127.0.0.1:${port}/v1`, "--agent-model", "m", "--tasks", "0", "--run-dir", out, "--json"], { encoding: "utf8" }).then(
       () => assert.fail("expected exit code 2"),
       (error: { code: number; stdout: string; stderr: string }) => error,
     );
@@ -198,7 +198,7 @@ describe("rollout CLI", { concurrency: true }, () => {
     const userAnswers = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "Hi, I want to change my flight." })));
     try {
       const out = path.join(scratch, "interrupted");
-      const child = spawn("node", [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "m", "--user-url", userAnswers.baseUrl, "--user-model", "u", "--tasks", "0,1", "--out", out], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("node", [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "m", "--user-url", userAnswers.baseUrl, "--user-model", "u", "--tasks", "0,1", "--run-dir", out], { stdio: ["ignore", "pipe", "pipe"] });
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

@@ -16,13 +16,15 @@ import { exportJsonl } from "../store/jsonl-export.js";
 import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
+import { addEndpointOptions, endpointOption } from "./endpoint-options.js";
 import { integerOption } from "./integer-option.js";
+import { addRunDirectoryArgument, addRunDirectoryOption } from "./run-directory-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The TRACE paper's step limit. */
-export const PAPER_MAX_STEPS = 50;
+const PAPER_MAX_STEPS = 50;
 
 export { UsageError } from "./usage-error.js";
 
@@ -43,7 +45,7 @@ export interface RolloutCommandOptions {
   maxErrors?: string;
   seed: string;
   tasks?: string;
-  out: string;
+  runDir: string;
   json?: boolean;
 }
 
@@ -74,18 +76,6 @@ function number(name: string, text: string): number {
   return value;
 }
 
-/** An http(s) URL given as `name`, or a UsageError naming the option and the value. */
-export function httpUrlOption(name: string, text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) throw new UsageError(`${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
-  return url;
-}
-
 function storeFile(runDir: string): string {
   return openRunDirectory(runDir).storeFile;
 }
@@ -105,12 +95,12 @@ function formatSummary(summary: RolloutSummary): string {
 }
 
 /** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
-export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
   const domain = domainOf(options.env);
-  const run = openRunDirectory(options.out);
+  const run = openRunDirectory(options.runDir);
   run.checkPath();
-  httpUrlOption("--agent-url", options.agentUrl);
-  if (options.userUrl !== undefined) httpUrlOption("--user-url", options.userUrl);
+  const agent = endpointOption(options, "agent")!;
+  const user = endpointOption(options, "user", agent)!;
   const data = loadTau2Domain(domain, options.dataDir);
   const environment = createTau2Environment(data);
   const requestedTasks = options.tasks === undefined ? undefined : options.tasks.split(",").map((id) => id.trim()).filter((id) => id !== "");
@@ -122,8 +112,8 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
     env: environment.name,
     domain,
     dataDir: path.resolve(options.dataDir),
-    agent: { url: options.agentUrl, model: options.agentModel, temperature },
-    user: { kind: "llm", url: options.userUrl ?? options.agentUrl, model: options.userModel ?? options.agentModel, guidelinesDir: path.resolve(guidelinesDir), temperature: 0 },
+    agent: { url: agent.url, model: agent.model, temperature },
+    user: { kind: "llm", url: user.url, model: user.model, guidelinesDir: path.resolve(guidelinesDir), temperature: 0 },
     trials: integerOption("--trials", options.trials, 1),
     concurrency: integerOption("--concurrency", options.concurrency, 1),
     maxSteps: integerOption("--max-steps", options.maxSteps, 1),
@@ -134,12 +124,11 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
   run.create();
   writeFileSync(run.configFile, JSON.stringify(config, null, 2) + "\n");
 
-  const policy = createChatClient({ baseUrl: config.agent.url, model: config.agent.model, maxConcurrency: config.concurrency, ...(options.agentApiKey ? { apiKey: options.agentApiKey } : {}) });
-  const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);
-  const userClient = createChatClient({ baseUrl: config.user.url, model: config.user.model, maxConcurrency: config.concurrency, ...(userApiKey ? { apiKey: userApiKey } : {}) });
+  const policy = createChatClient({ baseUrl: agent.url, model: agent.model, maxConcurrency: config.concurrency, apiKey: agent.apiKey });
+  const userClient = createChatClient({ baseUrl: user.url, model: user.model, maxConcurrency: config.concurrency, apiKey: user.apiKey });
   const printer = createProgressPrinter(process.stderr);
   let errors: ErrorGroup[] = [];
-  const summary = await withStoreAsync(storeFile(options.out), async (store) => {
+  const summary = await withStoreAsync(storeFile(options.runDir), async (store) => {
     const result = await runRollouts({
       environment,
       tasks,
@@ -164,11 +153,11 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
   if (errors.length > 0) {
     const [first] = errors;
     process.stderr.write(
-      `trace: ${summary.failed} episode${summary.failed === 1 ? "" : "s"} failed with errors (not graded; rerun the same command to redo them; trace show ${options.out} lists each): ${first!.error}${errors.length > 1 ? ` (and ${errors.length - 1} other error${errors.length === 2 ? "" : "s"})` : ""}\n`,
+      `trace: ${summary.failed} episode${summary.failed === 1 ? "" : "s"} failed with errors (not graded; rerun the same command to redo them; trace show ${options.runDir} lists each): ${first!.error}${errors.length > 1 ? ` (and ${errors.length - 1} other error${errors.length === 2 ? "" : "s"})` : ""}\n`,
     );
   }
   if (summary.aborted) {
-    process.stderr.write(`trace: interrupted; ${summary.remaining} episodes not done. Resume with the same command (finished episodes are kept in ${storeFile(options.out)}).\n`);
+    process.stderr.write(`trace: interrupted; ${summary.remaining} episodes not done. Resume with the same command (finished episodes are kept in ${storeFile(options.runDir)}).\n`);
   }
   if (options.json) write(JSON.stringify(summary));
   return summary;
@@ -194,13 +183,13 @@ function checkImportedResults(results: string, env: string): void {
 }
 
 /** `trace import`: a τ²-bench results file into RUN_DIR/store.sqlite. */
-export function runImportCommand(results: string, options: { env: string; out: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
+function runImportCommand(results: string, options: { env: string; runDir: string; json?: boolean }, write: (line: string) => void): { imported: number; episodes: number; passed: number } {
   domainOf(options.env);
-  const run = openRunDirectory(options.out);
+  const run = openRunDirectory(options.runDir);
   run.checkPath();
   checkImportedResults(results, options.env);
   run.create();
-  const outcome = withStore(storeFile(options.out), (store) => {
+  const outcome = withStore(storeFile(options.runDir), (store) => {
     const imported = importTau2Results(store, results, options.env);
     const summary = store.summary({ environment: options.env });
     return { imported, episodes: summary.finished, passed: summary.passed };
@@ -294,17 +283,14 @@ export function runExportCommand(runDir: string, options: { env: string; format:
 
 export function registerRolloutCommands(program: Command): void {
   const write = (line: string) => void process.stdout.write(line + "\n");
-  program
+  const rollout = program
     .command("rollout")
     .description("run the agent on tasks × trials of an environment into RUN_DIR/store.sqlite (resumable: rerun the same command)")
     .requiredOption("--env <env>", "tau2-airline or tau2-retail")
-    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md)")
-    .requiredOption("--agent-url <url>", "OpenAI-compatible base URL of the policy, e.g. http://localhost:8000/v1")
-    .requiredOption("--agent-model <model>", "policy model name")
-    .option("--agent-api-key <key>", "API key of the policy endpoint")
-    .option("--user-url <url>", "user simulator base URL (default: the agent's)")
-    .option("--user-model <model>", "user simulator model (default: the agent's)")
-    .option("--user-api-key <key>", "API key of the user endpoint (default: the agent's when --user-url is not given)")
+    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md)");
+  addEndpointOptions(rollout, "agent", "the policy", { required: true });
+  addEndpointOptions(rollout, "user", "the user simulator", { fallback: "the agent's" });
+  addRunDirectoryOption(rollout)
     .option("--user-guidelines <dir>", "directory with simulation_guidelines.md (default: DATA_DIR/../user_simulator)")
     .option("--trials <n>", "trials per task", "1")
     .option("--concurrency <n>", "episodes in flight at once", "1")
@@ -313,7 +299,6 @@ export function registerRolloutCommands(program: Command): void {
     .option("--max-errors <n>", `tool-error limit per episode (default ${DEFAULT_MAX_ERRORS})`)
     .option("--seed <s>", "seed of episode 0; episode i gets seed + i", "0")
     .option("--tasks <ids>", "comma-separated task ids (default: all)")
-    .requiredOption("--out <dir>", "run directory (store.sqlite, config.json)")
     .option("--json", "end with one JSON line: the summary")
     .action(async (options: RolloutCommandOptions) => {
       const controller = new AbortController();
@@ -330,20 +315,17 @@ export function registerRolloutCommands(program: Command): void {
         process.removeListener("SIGINT", onSigint);
       }
     });
-  program
+  const importCommand = program
     .command("import")
     .description("import a τ²-bench results file into RUN_DIR/store.sqlite")
     .argument("<results>", "τ²-bench results JSON")
-    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
-    .requiredOption("--out <dir>", "run directory")
+    .requiredOption("--env <env>", "tau2-airline or tau2-retail");
+  addRunDirectoryOption(importCommand)
     .option("--json", "end with one JSON line {imported, episodes, passed}")
-    .action((results: string, options: { env: string; out: string; json?: boolean }) => {
+    .action((results: string, options: { env: string; runDir: string; json?: boolean }) => {
       runImportCommand(results, options, write);
     });
-  program
-    .command("export")
-    .description("export a run directory's finished episodes (tau2) or all episodes (jsonl)")
-    .argument("<run-dir>", "run directory")
+  addRunDirectoryArgument(program.command("export").description("export a run directory's finished episodes (tau2) or all episodes (jsonl)"))
     .requiredOption("--env <env>", "tau2-airline or tau2-retail; with jsonl, any environment the run holds")
     .requiredOption("--format <format>", "tau2 or jsonl")
     .requiredOption("--out <file>", "output file")

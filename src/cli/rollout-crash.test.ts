@@ -81,7 +81,7 @@ describe("rollout crash safety", () => {
     });
     const out = path.join(scratch, "run");
     const file = path.join(out, "store.sqlite");
-    const args = [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "m", "--tasks", TASKS.join(","), "--trials", String(TRIALS), "--concurrency", "2", "--out", out];
+    const args = [bin, "rollout", "--env", "tau2-airline", "--data-dir", tau2DomainDirectory("airline"), "--agent-url", server.baseUrl, "--agent-model", "m", "--tasks", TASKS.join(","), "--trials", String(TRIALS), "--concurrency", "2", "--run-dir", out];
 
     // 1. Run, and SIGKILL the child once at least two episodes are finished.
     const first = spawn("node", args, { stdio: ["ignore", "ignore", "pipe"] });

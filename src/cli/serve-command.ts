@@ -11,9 +11,10 @@ import { createRoutedChatServer, type UpstreamServer } from "../serving/routed-c
 import { RunNotServableError } from "../serving/run-not-servable-error.js";
 import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 
 /** Where `trace serve` listens unless told otherwise. */
-export const DEFAULT_SERVE_PORT = 8080;
+const DEFAULT_SERVE_PORT = 8080;
 
 /** Where `serveRun` listens and where its progress goes. */
 export interface ServeRunOptions {
@@ -38,7 +39,7 @@ export interface ServingRun {
 }
 
 /** The OpenAI-compatible server that answers routed requests: the `policy` role's external sampler, else the run's worker. */
-export async function upstreamOf(context: PipelineContext): Promise<UpstreamServer & { gone: Promise<string> }> {
+async function upstreamOf(context: PipelineContext): Promise<UpstreamServer & { gone: Promise<string> }> {
   const external = context.externalPolicy;
   if (external !== undefined) return { baseUrl: external.url, ...(external.apiKey === undefined ? {} : { apiKey: external.apiKey }), gone: new Promise<string>(() => undefined) };
   const worker = await context.worker();
@@ -136,7 +137,7 @@ async function serveUntilStopped(runDirectory: string, options: { port: number; 
 const MAXIMUM_PORT = 65_535;
 
 /** `--port`: an integer in [0, 65535] (checked before the run's worker is started), or a UsageError. */
-export function portOption(text: string): number {
+function portOption(text: string): number {
   const port = integerOption("--port", text, 0);
   if (port > MAXIMUM_PORT) throw new UsageError(`--port must be an integer ≤ ${MAXIMUM_PORT}, got ${JSON.stringify(text)}`);
   return port;
@@ -144,10 +145,11 @@ export function portOption(text: string): number {
 
 /** Adds `trace serve RUN [--port N] [--host H]` to the program. */
 export function registerServeCommand(program: Command): void {
-  program
-    .command("serve")
-    .description("serve a finished run's routed agent as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it")
-    .argument("<run>", "run directory written by `trace run` (with eval/routing.json and trained adapters)")
+  addRunDirectoryArgument(
+    program
+      .command("serve")
+      .description("serve a finished `trace run` run's routed agent (its eval/routing.json and trained adapters) as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it"),
+  )
     .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_SERVE_PORT})`, portOption, DEFAULT_SERVE_PORT)
     .option("--host <host>", "address to bind", "127.0.0.1")
     .action(async (runDirectory: string, options: { port: number; host: string }) => {

@@ -22,7 +22,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 test("trace show reports an imported real τ²-bench run: 11 of 30 airline tasks solved", () => {
   const run = path.join(scratch, "run");
   const results = path.join(tau2DataDirectory(), "trajectories", "airline-qwen3-30b-a3b-base.train.json");
-  execFileSync("node", [bin, "import", results, "--env", "tau2-airline", "--out", run], { encoding: "utf8" });
+  execFileSync("node", [bin, "import", results, "--env", "tau2-airline", "--run-dir", run], { encoding: "utf8" });
   const output = execFileSync("node", [bin, "show", run, "--json"], { encoding: "utf8" });
   const report = JSON.parse(output.trim().split("\n").at(-1) as string) as { overall: { finished: number; passed: number }; environments: { passHatK: Record<string, number>; terminations: Record<string, number> }[] };
   assert.deepEqual([report.overall.finished, report.overall.passed], [30, 11]);

@@ -8,6 +8,7 @@ import { buildRunReport, formatRunReport, type RunReport } from "../rollout/run-
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { TraceError } from "../spec/trace-error.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 
 /** A path that is not a run directory (no `store.sqlite`). */
 export class NotARunError extends TraceError {
@@ -18,7 +19,7 @@ export class NotARunError extends TraceError {
 }
 
 /** Reads the run's store and builds its report (every episode: finished ones graded, failed and unfinished counted). */
-export function showRun(runDirectory: string): RunReport {
+function showRun(runDirectory: string): RunReport {
   const file = openRunDirectory(runDirectory).storeFile;
   if (!existsSync(file)) throw new NotARunError(runDirectory);
   const store = openTrajectoryStore(file);
@@ -30,10 +31,11 @@ export function showRun(runDirectory: string): RunReport {
 }
 
 export function registerShowCommand(program: Command): void {
-  program
-    .command("show")
-    .description("summarise a run: pass rate per environment and overall, pass^k, terminations, tokens, cost; terminations per task and why episodes failed")
-    .argument("<run>", "run directory (holds store.sqlite)")
+  addRunDirectoryArgument(
+    program
+      .command("show")
+      .description("summarise a run: pass rate per environment and overall, pass^k, terminations, tokens, cost; terminations per task and why episodes failed"),
+  )
     .option("--json", "end with one JSON line: the report")
     .action((runDirectory: string, options: { json?: boolean }) => {
       const report = showRun(runDirectory);

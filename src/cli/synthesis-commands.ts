@@ -16,7 +16,9 @@ import { describeModuleError, escapeControlCharacters, quoteModuleText } from ".
 import { parseSynthesisTarget, targetDomain } from "../synthesis/validation/target-tools.js";
 import type { SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { validateModuleSource } from "../synthesis/validation/validate-module.js";
+import { addEndpointOptions, endpointOption } from "./endpoint-options.js";
 import { integerOption } from "./integer-option.js";
+import { addRunDirectoryArgument } from "./run-directory-option.js";
 import { readRunManifest, runEnvironments } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
 
@@ -34,10 +36,10 @@ export interface EnvCheckOptions {
   allGates?: boolean;
 }
 
-function policyClient(url: string | undefined, model: string | undefined, apiKey: string | undefined): ChatClient | undefined {
-  if (url === undefined) return undefined;
-  if (model === undefined) throw new Error("--policy-url needs --policy-model");
-  return createChatClient({ baseUrl: url, model, ...(apiKey ? { apiKey } : {}) });
+/** The calibration policy of `--policy-url/-model/-api-key`, when given. */
+function policyClient(options: object): ChatClient | undefined {
+  const policy = endpointOption(options, "policy");
+  return policy === undefined ? undefined : createChatClient({ baseUrl: policy.url, model: policy.model, apiKey: policy.apiKey });
 }
 
 const range = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
@@ -65,7 +67,7 @@ export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, 
   const calibrationSeeds = integerOption("--calibration-seeds", options.calibrationSeeds ?? "16", 1);
   const samples = integerOption("--samples", options.samples ?? "4", 1);
   const target = parseSynthesisTarget(options.target);
-  const policy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  const policy = policyClient(options);
   const source = readModuleSource(modulePath);
   const report = await validateModuleSource({ source, target, seeds: range(seeds), stopAtFirstFailure: options.allGates !== true });
   write(formatValidationReport(report));
@@ -159,8 +161,10 @@ function keptCapabilitiesDirectory(run: RunDirectory): string {
 /** Synthesizes every kept capability of a run (resumable). */
 export async function runSynthesize(runDirectory: string, options: SynthesizeCommandOptions, write: (line: string) => void): Promise<boolean> {
   const { target, policyText } = runTarget(runDirectory, options);
-  const generator = createChatClient({ baseUrl: options.generatorUrl, model: options.generatorModel, timeoutMs: 600_000, ...(options.generatorApiKey ? { apiKey: options.generatorApiKey } : {}) });
-  const calibrationPolicy = policyClient(options.policyUrl, options.policyModel, options.policyApiKey);
+  const generatorEndpoint = endpointOption(options, "generator");
+  if (generatorEndpoint === undefined) throw new UsageError("trace synthesize needs --generator-url and --generator-model");
+  const generator = createChatClient({ baseUrl: generatorEndpoint.url, model: generatorEndpoint.model, timeoutMs: 600_000, apiKey: generatorEndpoint.apiKey });
+  const calibrationPolicy = policyClient(options);
   const run = openRunDirectory(runDirectory);
   const outcomes = await synthesizeRun({
     analysisDirectory: keptCapabilitiesDirectory(run),
@@ -182,15 +186,13 @@ export async function runSynthesize(runDirectory: string, options: SynthesizeCom
 export function registerSynthesisCommands(program: Command): void {
   const write = (line: string) => void process.stdout.write(line + "\n");
   const environment = program.command("env").description("capability environment modules (TRACE step 3)");
-  environment
+  const check = environment
     .command("check")
     .description("run the validation gates on a module in the sandbox; calibrate it when a policy endpoint is given")
     .argument("<module>", "the module's TypeScript file")
     .option("--target <target>", "tau2-airline or tau2-retail (whose tool schemas the module must keep)", "tau2-airline")
-    .option("--seeds <n>", "seeds the policies are played on", "100")
-    .option("--policy-url <url>", "base policy endpoint (OpenAI-compatible) for calibration")
-    .option("--policy-model <model>", "base policy model")
-    .option("--policy-api-key <key>", "API key of the policy endpoint")
+    .option("--seeds <n>", "seeds the policies are played on", "100");
+  addEndpointOptions(check, "policy", "the base policy", { purpose: "for calibration" })
     .option("--calibration-seeds <n>", "seeds for calibration", "16")
     .option("--samples <k>", "episodes per calibration seed", "4")
     .option("--json", "end with one JSON line {passed, validation, calibration}")
@@ -206,16 +208,9 @@ export function registerSynthesisCommands(program: Command): void {
     .action(async (modulePath: string, options: { seed: string }) => {
       if (!(await runEnvTry(modulePath, options, write))) process.exitCode = 2;
     });
-  program
-    .command("synthesize")
-    .description("write a capability environment for every kept capability of RUN/analysis/selected_capabilities.json")
-    .argument("<run>", "run directory")
-    .requiredOption("--generator-url <url>", "endpoint of the LLM that writes modules")
-    .requiredOption("--generator-model <model>", "its model")
-    .option("--generator-api-key <key>", "its API key")
-    .option("--policy-url <url>", "base policy endpoint for calibration (skipped without it)")
-    .option("--policy-model <model>", "base policy model")
-    .option("--policy-api-key <key>", "API key of the policy endpoint")
+  const synthesize = addRunDirectoryArgument(program.command("synthesize").description("write a capability environment for every kept capability of RUN/analysis/selected_capabilities.json"));
+  addEndpointOptions(synthesize, "generator", "the LLM that writes modules", { required: true });
+  addEndpointOptions(synthesize, "policy", "the base policy", { purpose: "for calibration (skipped without it)" })
     .option("--target <target>", "tau2-airline or tau2-retail (default: RUN/config.json's env)")
     .option("--data-dir <dir>", "the target's τ² data directory, for policy.md (default: RUN/config.json's dataDir)")
     .option("--attempts <n>", "generation attempts per capability", "5")

@@ -24,7 +24,7 @@ function formatReward(value: number | null | undefined): string {
 }
 
 /** Gold replay: every task's gold actions + communicated items, graded. */
-export function runGold(options: CommonOptions, write: (line: string) => void): { n: number; perfect: number } {
+function runGold(options: CommonOptions, write: (line: string) => void): { n: number; perfect: number } {
   if (options.out !== undefined) checkOutputFilePath(options.out, "--out");
   const data = loadTau2Domain(options.domain, options.dataDir);
   const rows: { task_id: string; reward: number }[] = [];
@@ -54,7 +54,7 @@ export function runGold(options: CommonOptions, write: (line: string) => void): 
  * (`info.environment_info.domain_name`); `--domain` must agree with it, and is needed only when the file names none.
  * Every simulation's task must be in the file or the data directory; all is checked before any grading.
  */
-export function runGrade(results: string, gradeOptions: GradeOptions, write: (line: string) => void): { n: number; agree: number; disagree: number } {
+function runGrade(results: string, gradeOptions: GradeOptions, write: (line: string) => void): { n: number; agree: number; disagree: number } {
   if (gradeOptions.out !== undefined) checkOutputFilePath(gradeOptions.out, "--out");
   const loaded = readTau2Results(results);
   const domain = gradeOptions.domain ?? tau2ResultsDomain(loaded.file);

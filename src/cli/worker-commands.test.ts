@@ -18,7 +18,7 @@ const fakePython = writeFakePythonInterpreter(scratch);
 test("trace worker serve starts the worker in the foreground, says where it listens, and stops it on SIGTERM", { timeout: 30_000 }, async () => {
   const record = path.join(scratch, "serve.jsonl");
   const child = spawn(process.execPath, [bin, "worker", "serve", "--model", "/models/tiny", "--port", "0", "--api-key", "k2", "--python", fakePython], {
-    env: { ...process.env, FAKE_WORKER_RECORD: record },
+    env: { ...process.env, TRACE_FAKE_WORKER_RECORD: record },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -50,7 +50,7 @@ test("trace worker serve starts the worker in the foreground, says where it list
 
 test("trace worker serve: a worker that fails to start is one error with its stderr tail and exit code 1", async () => {
   const run = promisify(execFile);
-  await assert.rejects(run(process.execPath, [bin, "worker", "serve", "--model", "/missing", "--python", fakePython], { env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "crash" } }), (error: unknown) => {
+  await assert.rejects(run(process.execPath, [bin, "worker", "serve", "--model", "/missing", "--python", fakePython], { env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "crash" } }), (error: unknown) => {
     const { code, stderr } = error as { code: number; stderr: string };
     assert.equal(code, 1);
     assert.match(stderr, /^trace: the worker \(.* -m trace_worker serve --model \/missing --host 127\.0\.0\.1 --port 8765\) exited before it was ready \(exit code 3\)/m);

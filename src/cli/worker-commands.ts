@@ -5,7 +5,7 @@ import { startWorker } from "../worker/worker-process.js";
 import { integerOption } from "./integer-option.js";
 
 /** The worker's own default port (worker/PROTOCOL.md). */
-export const DEFAULT_WORKER_PORT = 8765;
+const DEFAULT_WORKER_PORT = 8765;
 
 interface ServeOptions {
   model: string;

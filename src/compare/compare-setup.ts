@@ -3,7 +3,7 @@ import type { BudgetSummary } from "../baselines/budget/rollout-budget.js";
 import type { Candidate } from "../baselines/gepa/candidate.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import type { TargetDomain } from "../pipeline/target-tasks.js";
-import type { GrpoTrainer } from "../pipeline/train-stage.js";
+import type { GrpoTrainer } from "../pipeline/capability-grpo.js";
 import type { ModuleRunner } from "../envs/modules/module-runner.js";
 
 /** A capability environment of the run (from `environments/index.json`). */

@@ -7,13 +7,10 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { grpoBudgetHooks } from "../baselines/budget/grpo-budget.js";
 import type { RolloutBudget } from "../baselines/budget/rollout-budget.js";
-import type { SimulatedUser } from "../rollout/simulated-user.js";
-import type { Environment } from "../spec/environment.js";
-import type { Task } from "../spec/task.js";
 import { readCheckpoint } from "../training/grpo-checkpoint.js";
 import { episodesThrough } from "../training/grpo-metrics-log.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
-import { episodesPerIterationAllowance, grpoSettings, syncOf, type GrpoTrainer } from "../pipeline/train-stage.js";
+import { episodesPerIterationAllowance, runContextGrpo, type GrpoTarget, type GrpoTrainer } from "../pipeline/capability-grpo.js";
 
 /** A saved adapter after `iteration` iterations. */
 export interface AdapterCheckpoint {
@@ -26,8 +23,7 @@ export interface AdapterCheckpoint {
 export interface BudgetedGrpoOptions {
   context: PipelineContext;
   trainer: GrpoTrainer;
-  environment: Environment;
-  makeUser: (task: Task) => SimulatedUser;
+  target: GrpoTarget;
   /** Checkpoint directory name under `adaptersDirectory`, and the adapter's name on the worker. */
   name: string;
   adaptersDirectory: string;
@@ -60,21 +56,16 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
   const restored = Math.min(readCheckpoint(directory)?.iteration ?? 0, options.iterations);
   if (restored > 0) budget.charge("training", episodesThrough(path.join(directory, "metrics.jsonl"), restored) ?? restored * training.groups * training.samples);
   if (restored < options.iterations) {
-    const worker = await context.worker();
     const hooks = grpoBudgetHooks({
       budget,
       episodesPerIteration: perIteration,
       onIteration: (metrics) => context.log(`    ${name} iteration ${metrics.iteration}/${options.iterations}: reward ${metrics.rewardMean.toFixed(3)}, ${budget.spent()}/${budget.limit} rollouts`),
     });
-    const result = await options.trainer({
-      environment: options.environment,
-      makeUser: options.makeUser,
-      capability: name,
+    const result = await runContextGrpo({
+      context,
+      trainer: options.trainer,
+      target: options.target,
       adapter: name,
-      trainer: worker.trainerClient(),
-      sampler: await context.sampler(name),
-      ...(await syncOf(context, name)),
-      ...grpoSettings(training),
       adaptersDirectory: options.adaptersDirectory,
       iterations: options.iterations,
       baseSeed: options.seed,

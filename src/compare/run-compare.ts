@@ -9,7 +9,8 @@ import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
-import { episodesPerIterationAllowance, type GrpoTrainer } from "../pipeline/train-stage.js";
+import { passRate, sumPassCounts } from "../pipeline/pass-counts.js";
+import { episodesPerIterationAllowance, type GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
 import type { CompareCapability, CompareSetup, MethodOutcome } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
@@ -54,9 +55,9 @@ function runMethod(method: Exclude<CompareMethod, "base">, setup: CompareSetup):
   }
 }
 
+/** The pass rate over every domain (solved / tasks). */
 function overall(domains: readonly DomainScore[]): number {
-  const total = domains.reduce((sum, domain) => sum + domain.total, 0);
-  return total === 0 ? 0 : domains.reduce((sum, domain) => sum + domain.passed, 0) / total;
+  return passRate(sumPassCounts(domains));
 }
 
 /** Runs the comparison; returns the paths of the written report files. */

@@ -32,4 +32,3 @@ export const chatResponseSchema = z.object({
   prompt_token_ids: z.array(z.int()).nullish(),
 });
 
-export type ChatResponseBody = z.infer<typeof chatResponseSchema>;

@@ -6,7 +6,7 @@ export type WireMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-export function toWireMessage(message: Message): WireMessage {
+function toWireMessage(message: Message): WireMessage {
   switch (message.role) {
     case "system":
     case "user":

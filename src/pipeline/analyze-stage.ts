@@ -1,5 +1,5 @@
 /**
- * Stage 2, analyze: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
+ * The analyze stage: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
  * endpoint discovers a capability dictionary and labels every trajectory in N runs (resumable: labels are stored per
  * batch) into `analysis/`. `reference` (offline): the reference-guided labeler into `analysis/reference/` — against τ²'s
  * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.
@@ -36,7 +36,7 @@ export async function runAnalyzeStage(context: PipelineContext): Promise<string>
     let labeled: string;
     if (config.analysis.labeler === "llm") {
       const { analysis } = config;
-      const thresholds: AggregationThresholds = { coverage: analysis.coverage, gap: analysis.gap, minRuns: analysis.minRuns ?? Math.ceil(0.8 * analysis.runs) };
+      const thresholds: AggregationThresholds = { coverage: analysis.coverage, gap: analysis.gap, minRuns: analysis.minRuns };
       const instructions = new Map<string, string>();
       for (const domain of await loadTargetDomains(config)) for (const task of domain.tasks) instructions.set(`${domain.environment.name}\u0000${task.id}`, task.userInstructions);
       const client = roleClient(config, "analyst");

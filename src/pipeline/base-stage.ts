@@ -1,5 +1,5 @@
 /**
- * Stage 0, base (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
+ * The base stage (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
  * (with its documented deficits) plays episodes on demonstration seeds disjoint from every training and evaluation
  * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
  * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights
@@ -81,7 +81,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const directory = context.run.baseDirectory;
   mkdirSync(directory, { recursive: true });
   const started = Date.now();
-  const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...(sft.deficits ?? {}) };
+  const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...sft.deficits };
 
   const demonstrationsFile = path.join(directory, "demonstrations.jsonl");
   const total = sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
@@ -139,11 +139,10 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       context.log(`  sft: resuming after epoch ${progress.epochs}`);
     } else await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
     const losses = [...progress.losses];
-    const refreshLearningRate = sft.refresh?.learningRate ?? sft.learningRate;
     const epochs = sft.epochs + (sft.refresh?.epochs ?? 0);
     for (let epoch = progress.epochs + 1; epoch <= epochs; epoch += 1) {
       const refresh = epoch > sft.epochs;
-      const steps = await runSft({ trainer, adapter: "sft", datums: refresh ? freshDatums : datums, epochs: 1, batchSize: sft.batchSize, learningRate: refresh ? refreshLearningRate : sft.learningRate });
+      const steps = await runSft({ trainer, adapter: "sft", datums: refresh ? freshDatums : datums, epochs: 1, batchSize: sft.batchSize, learningRate: refresh && sft.refresh !== undefined ? sft.refresh.learningRate : sft.learningRate });
       losses.push(...steps.map((step) => step.loss));
       context.log(`  sft epoch ${epoch}/${epochs}${refresh ? " (fresh demonstrations)" : ""} (step ${losses.length}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
       await trainer.saveState({ adapter: "sft", path: stateDirectory });
@@ -167,7 +166,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       expertSuccessRate,
       deficits,
       seeds: { start: sft.demonstrationSeedStart, count: sft.demonstrations },
-      ...(sft.refresh === undefined ? {} : { refresh: { demonstrations: fresh.length, epochs: sft.refresh.epochs, learningRate: refreshLearningRate, expertSuccessRate: successRate(fresh) } }),
+      ...(sft.refresh === undefined ? {} : { refresh: { demonstrations: fresh.length, epochs: sft.refresh.epochs, learningRate: sft.refresh.learningRate, expertSuccessRate: successRate(fresh) } }),
       losses,
       tokens,
       seconds: (Date.now() - started) / 1000,

@@ -1,7 +1,7 @@
-/** Stage 8, compare (when the configuration has a `compare` section): `trace compare` with the configured methods and seeds. */
+/** The compare stage (when the configuration has a `compare` section): `trace compare` with the configured methods and seeds. */
 import { runCompare } from "../compare/run-compare.js";
 import type { PipelineContext } from "./pipeline-context.js";
-import type { GrpoTrainer } from "./train-stage.js";
+import type { GrpoTrainer } from "./capability-grpo.js";
 
 export async function runCompareStage(context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
   const compare = context.config.compare;

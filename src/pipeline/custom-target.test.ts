@@ -87,7 +87,7 @@ test("an MCP server that dies mid-episode: that episode is recorded as an error 
     const dying = await loadTargetDomains(
       config({
         kind: "mcp",
-        mcp: { name: "dying", command: process.execPath, args: ["--import", "tsx", path.join(example, "mcp-server.ts")], cwd: root, env: { TICKETING_EXIT_AFTER_CALLS: "3", TICKETING_EXIT_MARKER: path.join(scratch, "exited") }, tasksFile: path.join(example, "tasks.json"), state: { resetTool: "reset" }, hiddenTools: ["export_state"], grader: { module: path.join(example, "mcp-grader.ts") } },
+        mcp: { name: "dying", command: process.execPath, args: ["--import", "tsx", path.join(example, "mcp-server.ts")], cwd: root, env: { TRACE_TICKETING_EXIT_AFTER_CALLS: "3", TRACE_TICKETING_EXIT_MARKER: path.join(scratch, "exited") }, tasksFile: path.join(example, "tasks.json"), state: { resetTool: "reset" }, hiddenTools: ["export_state"], grader: { module: path.join(example, "mcp-grader.ts") } },
       }),
     );
     const environment = dying[0]!.environment;

@@ -13,7 +13,7 @@ import { nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-ru
 import { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
 
 /** Every hand-written capability module: the τ² ones and TRACE-mini's. */
-export const HAND_WRITTEN_MODULES: readonly CapabilityModule[] = [...CAPABILITY_ENVIRONMENTS.map((entry) => entry.module), ...MINI_CAPABILITY_MODULES];
+const HAND_WRITTEN_MODULES: readonly CapabilityModule[] = [...CAPABILITY_ENVIRONMENTS.map((entry) => entry.module), ...MINI_CAPABILITY_MODULES];
 
 /** The hand-written module named `module`, as a native runner. */
 export function handWrittenRunner(capability: string, module: string): ModuleRunner {
@@ -29,7 +29,7 @@ export interface LoadedEnvironment {
 }
 
 /** Opens an entry's module: hand-written natively, generated in the sandbox (the only way generated code runs). */
-export async function loadEnvironment(run: RunDirectory, entry: CapabilityEnvironmentEntry): Promise<LoadedEnvironment> {
+async function loadEnvironment(run: RunDirectory, entry: CapabilityEnvironmentEntry): Promise<LoadedEnvironment> {
   if (entry.source === "hand-written") return { runner: handWrittenRunner(entry.capability, entry.module), dispose: () => Promise.resolve() };
   const source = readFileSync(run.moduleFileOf(entry), "utf8");
   const runner = await loadSandboxedModule({ source });

@@ -1,5 +1,5 @@
 /**
- * Stage 7, evaluate: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
+ * The evaluate stage: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
  * the base model on the evaluation tasks, and each adapter vs the base on held-out seeds of its capability environment,
  * all with the evaluation settings (`evaluation-episodes.ts`, shared with `trace compare`), into `eval/episodes.sqlite`;
  * then `eval/results.json` and `eval/report.md`.
@@ -13,7 +13,9 @@ import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
 import { createRoutedChatClient } from "../routing/routed-chat-client.js";
 import { createRunRouter } from "./route-stage.js";
-import { runEvaluation, type EvaluationScore } from "./evaluation-episodes.js";
+import { runEvaluation } from "./evaluation-episodes.js";
+import { sumPassCounts, type EvaluationScore } from "./pass-counts.js";
+import { routingDistribution } from "./routing-summary.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
@@ -77,11 +79,6 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
       domains.push(entry);
     }
-    const sum = (pick: (entry: (typeof domains)[number]) => PassCount): PassCount => ({
-      passed: domains.reduce((total, entry) => total + pick(entry).passed, 0),
-      total: domains.reduce((total, entry) => total + pick(entry).total, 0),
-    });
-
     const capabilities: EvaluationResults["capabilities"] = [];
     const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
     for (const adapter of run.readTrainedAdapters()) {
@@ -111,13 +108,9 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
 
     const results: EvaluationResults = {
       domains,
-      overall: { base: sum((entry) => entry.base), trace: sum((entry) => entry.trace) },
+      overall: { base: sumPassCounts(domains.map((entry) => entry.base)), trace: sumPassCounts(domains.map((entry) => entry.trace)) },
       capabilities,
-      routing: routing.options.map((option) => ({
-        option: option.capability ?? "base (none of these)",
-        label: option.label,
-        tasks: routing.decisions.filter((decision) => decision.label === option.label).length,
-      })),
+      routing: routingDistribution(routing),
     };
     run.writeEvaluationResults(results);
     run.writeEvaluationReport(formatReport(config.name, results));

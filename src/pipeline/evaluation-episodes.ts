@@ -10,17 +10,11 @@ import type { SimulatedUser } from "../rollout/simulated-user.js";
 import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import type { EpisodeKey, TrajectoryStore } from "../store/trajectory-store.js";
+import { scoreEpisodes, type EvaluationScore } from "./pass-counts.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** Evaluation sampling seeds start here (plus `target.seed`), apart from the base rollouts' seeds. */
-export const EVALUATION_SEED_BASE = 7_000_000;
-
-/** Passed / total finished episodes and their mean reward. */
-export interface EvaluationScore {
-  passed: number;
-  total: number;
-  meanReward: number;
-}
+const EVALUATION_SEED_BASE = 7_000_000;
 
 /** Options of `runEvaluation`. */
 export interface RunEvaluationOptions {
@@ -40,7 +34,7 @@ export interface RunEvaluationOptions {
 /** Runs (or resumes) the episodes and scores them; an episode that failed (endpoint, target) stops with its error. */
 export async function runEvaluation(options: RunEvaluationOptions): Promise<EvaluationScore> {
   const { config, environment, store } = options;
-  const maxTokens = config.evaluation.maxTokens ?? config.target.maxTokens;
+  const { maxTokens, maxSteps } = config.evaluation;
   await runRollouts({
     environment,
     tasks: options.tasks,
@@ -51,20 +45,10 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     makeUser: options.makeUser,
     sampling: { temperature: config.evaluation.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
     baseSeed: EVALUATION_SEED_BASE + config.target.seed,
-    maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps,
+    maxSteps,
     metadata: options.metadata,
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   throwIfEpisodesFailed(store, environment.name);
-  return scoreEpisodes(store, environment.name, new Set(options.tasks.map((task) => task.id)));
-}
-
-/** The score of an environment's finished episodes on the given tasks. */
-export function scoreEpisodes(store: TrajectoryStore, environment: string, taskIds: ReadonlySet<string>): EvaluationScore {
-  const episodes = store.listEpisodes({ environment, status: "finished" }).filter((episode) => taskIds.has(episode.taskId));
-  return {
-    passed: episodes.filter((episode) => episode.success === true).length,
-    total: episodes.length,
-    meanReward: episodes.length === 0 ? 0 : episodes.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / episodes.length,
-  };
+  return scoreEpisodes(store.listEpisodes({ environment: environment.name, status: "finished" }), new Set(options.tasks.map((task) => task.id)));
 }

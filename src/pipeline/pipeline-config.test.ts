@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { loadPipelineConfig, parsePipelineConfig } from "./pipeline-config.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 import { checkRoleEndpoints, MissingApiKeyError, roleEndpoint } from "./endpoints.js";
-import { episodesPerIterationAllowance, grpoSettings } from "./train-stage.js";
+import { episodesPerIterationAllowance, grpoMechanisms } from "./capability-grpo.js";
 import { parseGrpoMechanisms } from "../training/grpo-mechanisms.js";
 
 const minimal = { name: "x", model: {}, target: { dataDirectory: "data", domains: ["airline"] }, environments: { map: {} } };
@@ -24,12 +24,43 @@ test("defaults are applied and paths resolved", () => {
 test("training: K = 16 rollouts per group and the reference trainer's mechanisms by default, the same with or without the section", () => {
   const config = parsePipelineConfig(minimal, "c.json");
   assert.deepEqual([config.training.groups, config.training.samples], [8, 16]);
-  assert.deepEqual(grpoSettings(config.training).mechanisms, parseGrpoMechanisms(undefined));
+  assert.deepEqual(grpoMechanisms(config.training), parseGrpoMechanisms(undefined));
   assert.deepEqual(parsePipelineConfig({ ...minimal, training: {} }, "c.json").training, config.training);
   const tuned = parsePipelineConfig({ ...minimal, training: { hints: { share: 0.5 }, dynamicSampling: { extraRounds: 0 } } }, "c.json");
   assert.deepEqual([tuned.training.hints.share, tuned.training.dynamicSampling, tuned.training.dropInformationTurns], [0.5, { extraRounds: 0, minInformativeShare: 0.5 }, true]);
   assert.equal(episodesPerIterationAllowance(config.training), 8 * 16 * 3);
   assert.throws(() => parsePipelineConfig({ ...minimal, training: { hints: { share: 1.5 } } }, "c.json"), /training\.hints\.share/);
+});
+
+test("every default lives in the schema: a section given in part gets the rest, and defaults that depend on other fields are filled in", () => {
+  const config = parsePipelineConfig(
+    {
+      ...minimal,
+      model: { sft: { learningRate: 0.01, refresh: { demonstrations: 10 } } },
+      target: { ...minimal.target, maxTokens: 77, maxSteps: 9 },
+      training: { iterations: 3 },
+      analysis: { runs: 6 },
+      environments: { map: {}, calibration: { seeds: 4 } },
+    },
+    "c.json",
+  );
+  assert.equal(config.training.iterations, 3);
+  assert.equal(config.training.groups, 8, "the rest of a given section takes the schema's defaults");
+  assert.equal(config.environments.calibration.seeds, 4);
+  assert.equal(config.environments.calibration.samples, 16);
+  assert.equal(config.analysis.minRuns, 5, "⌈0.8 · 6⌉");
+  assert.equal(parsePipelineConfig({ ...minimal, analysis: { runs: 6, minRuns: 2 } }, "c.json").analysis.minRuns, 2);
+  assert.equal(config.model.sft?.refresh?.learningRate, 0.01, "the refresh epochs' learning rate defaults to the SFT one");
+  assert.equal(config.model.sft?.refresh?.epochs, 1);
+  assert.deepEqual([config.evaluation.maxTokens, config.evaluation.maxSteps], [77, 9], "evaluation takes the target's limits unless it sets its own");
+  const own = parsePipelineConfig({ ...minimal, target: { ...minimal.target, maxTokens: 77 }, evaluation: { maxTokens: 5 } }, "c.json");
+  assert.equal(own.evaluation.maxTokens, 5);
+  assert.deepEqual(parsePipelineConfig(minimal, "c.json").roles, { policy: "worker", router: "worker" });
+});
+
+test("model.initTiny.tieEmbeddings is a boolean", () => {
+  assert.equal(parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: true } } }, "c.json").model.initTiny?.tieEmbeddings, true);
+  assert.throws(() => parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: 1 } } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("model.initTiny.tieEmbeddings:")));
 });
 
 test("the offline example configuration validates", () => {

@@ -23,7 +23,7 @@ const tinyShapeSchema = z.strictObject({
   experts: z.number().int().nonnegative().optional(),
   maxPositions: positiveInteger.optional(),
   seed: z.number().int().nonnegative().optional(),
-  tieEmbeddings: z.number().int().min(0).max(1).optional(),
+  tieEmbeddings: z.boolean().optional(),
 });
 
 /** The `compare` section: `trace compare` (and the pipeline's last stage when present). */
@@ -37,11 +37,11 @@ export const compareConfigSchema = z
     /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
     curvePoints: positiveInteger.default(2),
     /** SFT baseline settings. */
-    sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).default({ epochs: 2, batchSize: 8, learningRate: 1e-4 }),
+    sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).prefault({}),
   });
 
 /** A named OpenAI-compatible endpoint; its API key is read from the environment variable `apiKeyEnv`, never stored. */
-export const endpointSchema = z.strictObject({
+const endpointSchema = z.strictObject({
   /** Base URL ending in `/v1` (vLLM, SGLang, OpenAI, …). */
   url: z.string().url(),
   model: z.string().min(1),
@@ -101,7 +101,7 @@ const rolesSchema = z
     /** Grades an MCP target's episodes against each task's rubric (`target.mcp.grader.judge`). */
     judge: z.string().min(1).optional(),
   })
-  .default({ policy: WORKER_ENDPOINT, router: WORKER_ENDPOINT });
+  .prefault({});
 
 /** Calibration of a generated environment on the base policy (TRACE reference code's statistics). */
 const calibrationSchema = z.strictObject({
@@ -121,7 +121,7 @@ const calibrationSchema = z.strictObject({
   minimumInformativeFraction: z.number().min(0).max(1).default(0.5),
 });
 
-export const pipelineConfigSchema = z.strictObject({
+const pipelineConfigSchema = z.strictObject({
   /** Run name; the run directory defaults to `runs/<name>`. */
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
   runDirectory: z.string().min(1).optional(),
@@ -168,6 +168,7 @@ export const pipelineConfigSchema = z.strictObject({
           })
           .optional(),
       })
+      .transform(({ refresh, ...sft }) => ({ ...sft, ...(refresh === undefined ? {} : { refresh: { ...refresh, learningRate: refresh.learningRate ?? sft.learningRate } }) }))
       .optional(),
   }),
   worker: z
@@ -178,7 +179,7 @@ export const pipelineConfigSchema = z.strictObject({
       extraArguments: z.array(z.string()).default([]),
       startupTimeoutSeconds: positiveInteger.default(600),
     })
-    .default({ extraArguments: [], startupTimeoutSeconds: 600 }),
+    .prefault({}),
   target: z
     .strictObject({
       /**
@@ -231,7 +232,7 @@ export const pipelineConfigSchema = z.strictObject({
       gap: z.number().min(-1).max(1).default(0.2),
       /** `llm`: labeling runs N. */
       runs: positiveInteger.default(10),
-      /** `llm`: runs a capability must pass to be kept (default ⌈0.8·runs⌉). */
+      /** `llm`: runs a capability must pass to be kept (default ⌈0.8·runs⌉, filled in below). */
       minRuns: positiveInteger.optional(),
       /** `llm`: the analyst's context window and reply size, in tokens. */
       contextTokens: positiveInteger.default(32_000),
@@ -240,7 +241,8 @@ export const pipelineConfigSchema = z.strictObject({
       maxAttempts: positiveInteger.default(3),
       temperature: z.number().nonnegative().default(0.7),
     })
-    .default({ labeler: "reference", coverage: 0.1, gap: 0.2, runs: 10, contextTokens: 32_000, maxOutputTokens: 4096, batchSize: 8, maxAttempts: 3, temperature: 0.7 }),
+    .prefault({})
+    .transform((analysis) => ({ ...analysis, minRuns: analysis.minRuns ?? Math.ceil(0.8 * analysis.runs) })),
   environments: z
     .strictObject({
       /** `generated`: the generator role writes each environment (sandboxed, gated, calibrated); `hand-written`: `map`. */
@@ -254,9 +256,9 @@ export const pipelineConfigSchema = z.strictObject({
       /** `generated`: seeds the validation gates play. */
       gateSeeds: positiveInteger.default(100),
       temperature: z.number().nonnegative().default(0.7),
-      calibration: calibrationSchema.default(calibrationSchema.parse({})),
+      calibration: calibrationSchema.prefault({}),
     })
-    .default({ source: "hand-written", map: {}, validationSeeds: [0, 1, 2], maxAttempts: 5, gateSeeds: 100, temperature: 0.7, calibration: calibrationSchema.parse({}) }),
+    .prefault({}),
   training: z
     .strictObject({
       iterations: positiveInteger.default(40),
@@ -286,7 +288,7 @@ export const pipelineConfigSchema = z.strictObject({
       /** `retrieval`: example requests per capability, from its environment's seeds 0 … N − 1. */
       examples: positiveInteger.default(40),
     })
-    .default({ method: "model", examples: 40 }),
+    .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */
   evaluation: z
     .strictObject({
@@ -295,10 +297,12 @@ export const pipelineConfigSchema = z.strictObject({
       /** Episodes per evaluation task, each with its own sampling seed. */
       trials: positiveInteger.default(1),
       temperature: z.number().nonnegative().default(0),
+      /** Default: `target.maxTokens` (filled in below). */
       maxTokens: positiveInteger.optional(),
+      /** Default: `target.maxSteps` (filled in below). */
       maxSteps: positiveInteger.optional(),
     })
-    .default({ heldOutSeeds: [1000, 1001, 1002, 1003], trials: 1, temperature: 0 }),
+    .prefault({}),
   /** `trace compare` (and the pipeline's last stage when present): methods under one rollout budget. */
   compare: compareConfigSchema.optional(),
   /** Named OpenAI-compatible endpoints, assigned to model roles by `roles`. */
@@ -327,7 +331,11 @@ export const pipelineConfigSchema = z.strictObject({
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
-});
+}).transform((config) => ({
+  ...config,
+  // Defaults taken from another section.
+  evaluation: { ...config.evaluation, maxTokens: config.evaluation.maxTokens ?? config.target.maxTokens, maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps },
+}));
 
 /** A validated configuration with defaults applied. */
 export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;

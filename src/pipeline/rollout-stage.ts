@@ -1,7 +1,7 @@
 /**
- * Stage 1, rollout: the base model on the target tasks (the target's scripted user) into `store.sqlite`. On a
- * TRACE-mini target, what explains the failed episodes (the expert's designed deficits or anything else) is written to
- * `base/failures.json` as a diagnostic; the analysis never reads it.
+ * The rollout stage: the base model on the target tasks (with the target's scripted or LLM user) into `store.sqlite`.
+ * On a TRACE-mini target, what explains the failed episodes (the expert's designed deficits or anything else) is
+ * written to `base/failures.json` as a diagnostic; the analysis never reads it.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 /**
- * Stage 5, route: one routing decision per target task (training and evaluation tasks; the request is its first user
+ * The route stage: one routing decision per target task (training and evaluation tasks; the request is its first user
  * message) over the trained adapters and "none of these", by the base model's label scores or by retrieval over the
  * capability environments' requests; written to `eval/routing.json` with, for a module target whose instances name
  * their family, the routing accuracy.
@@ -16,10 +16,11 @@ import { roleClient, roleEndpoint } from "./endpoints.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
 import { loadTargetDomains } from "./target-tasks.js";
 
 /** The routing options of a run: each trained adapter in order, then "none of these" (the base model). */
-export async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
+async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
   const { config, run } = context;
   const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
   const adapters = run.readTrainedAdapters();
@@ -83,8 +84,7 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
     const entry = option.capability === null ? undefined : environments.get(option.capability);
     optionFamily.set(option.label, entry === undefined ? undefined : familyOf((await (await context.environment(entry)).generate(0)).facts));
   }
-  let judged = 0;
-  let correct = 0;
+  const judged: JudgedRoute[] = [];
   try {
     for (const domain of await loadTargetDomains(config)) {
       const seen = new Set<string>();
@@ -99,19 +99,17 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
         const decision = await router.route(request);
         file.decisions.push({ environment: domain.environment.name, taskId: task.id, ...decision });
         const family = domain.moduleEnvironment === undefined ? undefined : familyOf(domain.moduleEnvironment.instance(task).facts);
-        if (family !== undefined && domain.evaluationTasks.includes(task)) {
-          judged += 1;
-          if (optionFamily.get(decision.label) === family) correct += 1;
-        }
+        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, chosenFamily: optionFamily.get(decision.label) });
       }
     }
   } finally {
     store.close();
   }
-  if (judged > 0) file.accuracy = { tasks: judged, correct, accuracy: correct / judged, note: "evaluation tasks whose family matches the chosen capability environment's family" };
+  const accuracy = routingAccuracy(judged);
+  if (accuracy !== undefined) file.accuracy = accuracy;
   run.writeRoutingFile(file);
   const counts = new Map<string, number>();
   for (const decision of file.decisions) counts.set(decision.capability ?? "base", (counts.get(decision.capability ?? "base") ?? 0) + 1);
-  const accuracy = file.accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * file.accuracy.accuracy).toFixed(1)}% (${correct}/${judged})`;
-  return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}${accuracy}`;
+  const accuracyText = accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * accuracy.accuracy).toFixed(1)}% (${accuracy.correct}/${accuracy.tasks})`;
+  return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}${accuracyText}`;
 }

@@ -19,7 +19,8 @@ import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import { runRolloutStage } from "./rollout-stage.js";
 import { runRouteStage } from "./route-stage.js";
 import { runSynthesizeStage } from "./synthesize-stage.js";
-import { runTrainStage, type GrpoTrainer } from "./train-stage.js";
+import type { GrpoTrainer } from "./capability-grpo.js";
+import { runTrainStage } from "./train-stage.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The stages in order. */
@@ -96,7 +97,7 @@ export function configurationDifferences(recorded: ResolvedPipelineConfig, curre
  * (an `UnknownEnvironmentModuleError` names the capability, the module and the known modules), not when the
  * synthesize stage reaches a kept capability.
  */
-export function checkEnvironmentMap(config: ResolvedPipelineConfig): void {
+function checkEnvironmentMap(config: ResolvedPipelineConfig): void {
   if (config.environments.source !== "hand-written") return;
   for (const [capability, module] of Object.entries(config.environments.map)) handWrittenRunner(capability, module);
 }

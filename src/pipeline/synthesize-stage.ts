@@ -1,5 +1,5 @@
 /**
- * Stage 3, synthesize: one environment per kept capability, recorded in `environments/<capability>/` and
+ * The synthesize stage: one environment per kept capability, recorded in `environments/<capability>/` and
  * `environments/index.json`.
  * - `generated` (the paper's method): the generator role writes a module; it is run in the sandbox through the
  *   validation gates and calibrated on the base policy, and regenerated with the failing report fed back (at most

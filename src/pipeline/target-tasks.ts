@@ -27,7 +27,7 @@ import { createJudgeGrader } from "./judge-grader.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** The environment name of the TRACE-mini target. */
-export const MINI_ENVIRONMENT_NAME = "mini-service";
+const MINI_ENVIRONMENT_NAME = "mini-service";
 
 export interface TargetDomain {
   /** `airline`, `retail` or `mini`. */
@@ -47,7 +47,7 @@ export interface TargetDomain {
 }
 
 /** τ²-bench's `split_tasks.json` of a domain directory: task ids per split name; undefined when the file is absent. */
-export function readTaskSplit(directory: string): Record<string, string[]> | undefined {
+function readTaskSplit(directory: string): Record<string, string[]> | undefined {
   const file = path.join(directory, "split_tasks.json");
   if (!existsSync(file)) return undefined;
   let value: unknown;

@@ -1,54 +1,11 @@
 /**
- * Stage 4, train: GRPO per capability environment (part C's `runGrpo`), checkpoints in `adapters/<capability>/`, and
+ * The train stage: GRPO per capability environment (`runContextGrpo`), checkpoints in `adapters/<capability>/`, and
  * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
  * unfinished one resumes from its last checkpoint inside `runGrpo`).
  */
-import { createModuleEnvironment } from "../envs/modules/module-environment.js";
-import { createInstanceUser } from "../rollout/instance-user.js";
-import { mostEpisodesPerIteration } from "../training/grpo-dynamic-sampling.js";
-import type { RunGrpoOptions, RunGrpoResult } from "../training/grpo-types.js";
+import { capabilityGrpoTarget, runContextGrpo, type GrpoTrainer } from "./capability-grpo.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
-import type { ResolvedPipelineConfig } from "./pipeline-config.js";
-
-/** The `training` section as runGrpo options (what the train stage and `trace compare` share). */
-export function grpoSettings(training: ResolvedPipelineConfig["training"]): Pick<
-  RunGrpoOptions,
-  "adapterConfig" | "groups" | "samples" | "learningRate" | "temperature" | "concurrency" | "checkpointEvery" | "maxTokens" | "maxSteps" | "mechanisms"
-> {
-  const { hints, dynamicSampling, dropInformationTurns, toolResultTruncation } = training;
-  return {
-    mechanisms: { hints, dynamicSampling, dropInformationTurns, toolResultTruncation },
-    adapterConfig: { rank: training.rank },
-    groups: training.groups,
-    samples: training.samples,
-    learningRate: training.learningRate,
-    temperature: training.temperature,
-    concurrency: training.concurrency,
-    checkpointEvery: training.checkpointEvery,
-    ...(training.maxTokens === undefined ? {} : { maxTokens: training.maxTokens }),
-    ...(training.maxSteps === undefined ? {} : { maxSteps: training.maxSteps }),
-  };
-}
-
-/** The most episodes one GRPO iteration of the `training` section can sample (dynamic sampling's extra rounds included). */
-export function episodesPerIterationAllowance(training: ResolvedPipelineConfig["training"]): number {
-  return mostEpisodesPerIteration(training.groups, training.samples, training.dynamicSampling.extraRounds);
-}
-
-/** Seeds 0 … n − 1 of a capability environment used for training. */
-export function trainingSeeds(count: number): number[] {
-  return Array.from({ length: count }, (_, seed) => seed);
-}
-
-/** GRPO orchestration: `runGrpo` from src/training. */
-export type GrpoTrainer = (options: RunGrpoOptions) => Promise<RunGrpoResult>;
-
-/** The runGrpo `sync` option for an external policy sampler (none when the worker samples). */
-export async function syncOf(context: PipelineContext, adapter: string): Promise<Pick<RunGrpoOptions, "sync">> {
-  const sync = await context.adapterSync(adapter);
-  return sync === undefined ? {} : { sync };
-}
 
 /** Trains every capability without `training.json`; returns a one-line summary. */
 export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
@@ -56,25 +13,16 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
   const pending = run.readEnvironmentIndex().environments.filter((entry) => !run.hasTrainedAdapter(entry.capability));
   const { training } = config;
   for (const entry of pending) {
-    const worker = await context.worker();
-    const environment = await createModuleEnvironment({
-      runner: await context.environment(entry),
-      seeds: trainingSeeds(training.seeds),
-      name: `synthetic-${entry.capability}`,
-    });
+    const target = await capabilityGrpoTarget(context, entry.capability, await context.environment(entry));
     const store = context.openStore(run.storeFile);
     let seconds = 0;
     let ran = 0;
     try {
-      const result = await trainer({
-        environment,
-        makeUser: (task) => createInstanceUser(environment.instance(task)),
-        capability: entry.capability,
+      const result = await runContextGrpo({
+        context,
+        trainer,
+        target,
         adapter: entry.capability,
-        trainer: worker.trainerClient(),
-        sampler: await context.sampler(entry.capability),
-        ...(await syncOf(context, entry.capability)),
-        ...grpoSettings(training),
         adaptersDirectory: run.adaptersDirectory,
         store,
         iterations: training.iterations,

@@ -37,7 +37,7 @@ function oneLine(text: string): string {
  * components that failed and, for τ²-style details, the database check, unmatched gold actions and unmet
  * communicate checks.
  */
-export function failureReasons(rewardInfo: RewardInfo | null | undefined): string[] {
+function failureReasons(rewardInfo: RewardInfo | null | undefined): string[] {
   if (rewardInfo === null || rewardInfo === undefined || rewardInfo.reward >= 1) return [];
   const reasons: string[] = [];
   const failed = Object.entries(rewardInfo.breakdown).filter(([, value]) => value < 1);

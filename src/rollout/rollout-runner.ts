@@ -104,7 +104,7 @@ export interface RolloutSummary {
 }
 
 /** Plans the episodes: tasks in order, each with `trials` trials; episode `index` gets seed `baseSeed + index`. */
-export function planEpisodes(environment: string, tasks: readonly Task[], trials: number, baseSeed: number): PlannedEpisode[] {
+function planEpisodes(environment: string, tasks: readonly Task[], trials: number, baseSeed: number): PlannedEpisode[] {
   const planned: PlannedEpisode[] = [];
   for (const task of tasks) {
     for (let trial = 0; trial < trials; trial++) {

@@ -31,7 +31,7 @@ export interface ErrorGroup {
 }
 
 /** Longest error text kept in a report. */
-export const ERROR_TEXT_LENGTH = 240;
+const ERROR_TEXT_LENGTH = 240;
 
 export interface EnvironmentReport {
   environment: string;
@@ -219,7 +219,7 @@ function formatCounts(counts: Record<string, number>): string {
 }
 
 /** Per task: finished, passed, failed and unfinished episodes and the terminations. */
-export function formatTaskTable(report: RunReport): string {
+function formatTaskTable(report: RunReport): string {
   const taskWidth = Math.max(4, ...report.environments.flatMap((row) => row.byTask.map((task) => task.taskId.length)));
   const lines = [`${"environment".padEnd(16)} | ${"task".padEnd(taskWidth)} | finished | passed | failed | unfinished | terminations`];
   for (const row of report.environments) {
@@ -233,7 +233,7 @@ export function formatTaskTable(report: RunReport): string {
 }
 
 /** The error groups, one line each: environment, kind × count, the error text, the episodes (`task#trial`). */
-export function formatErrors(report: RunReport): string {
+function formatErrors(report: RunReport): string {
   const lines = report.environments.flatMap((row) => row.errors.map((group) => `${row.environment} | ${group.kind} × ${group.count} | ${group.error} | ${listEpisodes(group.episodes)}`));
   return lines.length === 0 ? "errors: none" : ["errors (failed: not graded, redone by the next run; agent_error / user_error: finished, scored 0):", ...lines].join("\n");
 }

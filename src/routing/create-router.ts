@@ -10,7 +10,7 @@ import { selectRoute } from "./select-route.js";
 import type { Tokenize } from "../models/tokenize-client.js";
 
 /** How many `top_logprobs` to ask for (the fallback when the server does not support `logprob_token_ids`). */
-export const ROUTING_TOP_LOGPROBS = 20;
+const ROUTING_TOP_LOGPROBS = 20;
 
 export interface RouterOptions {
   /** The sampler that scores labels (the base model). */

@@ -5,7 +5,7 @@ import type { Message } from "../spec/message.js";
 import type { RoutingOption } from "./routing-option.js";
 
 /** `prompts/routing/routing.md` of the package (beside `dist/`). */
-export const ROUTING_PROMPT_FILE = path.join(PROMPTS_ROOT, "routing", "routing.md");
+const ROUTING_PROMPT_FILE = path.join(PROMPTS_ROOT, "routing", "routing.md");
 
 function optionBlock(option: RoutingOption): string {
   if (option.capability === null) return `${option.label}. none of these: the task needs no specialist (answer with the general assistant).`;
@@ -16,7 +16,7 @@ function optionBlock(option: RoutingOption): string {
 }
 
 /** The routing prompt's text for a request and options (in order). */
-export function routingPromptText(request: string, options: readonly RoutingOption[]): string {
+function routingPromptText(request: string, options: readonly RoutingOption[]): string {
   return fillPromptFile(ROUTING_PROMPT_FILE, { REQUEST: request.trim(), OPTIONS: options.map(optionBlock).join("\n\n") }).trimEnd();
 }
 

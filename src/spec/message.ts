@@ -41,7 +41,3 @@ export interface ToolMessage {
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
-/** Whether an assistant message carries at least one tool call. */
-export function hasToolCalls(message: Message): message is AssistantMessage & { tool_calls: ToolCall[] } {
-  return message.role === "assistant" && (message.tool_calls?.length ?? 0) > 0;
-}

@@ -7,16 +7,13 @@
 
 const marker = Symbol.for("trace.error");
 
-/** Every category, in the order ARCHITECTURE.md lists them. */
-export const TRACE_ERROR_CATEGORIES = ["usage", "data", "endpoint", "worker", "sandbox", "target", "internal"] as const;
-
 /**
  * Whose problem an error is: `usage` bad command-line or configuration input; `data` a file, artifact or input value
  * malformed or missing; `endpoint` an OpenAI-compatible endpoint failed or answered unusably; `worker` the Python
  * worker failed or refused; `sandbox` a generated module misbehaved in the sandbox; `target` a user's own target
  * (module or MCP server) failed; `internal` a bug or broken invariant.
  */
-export type TraceErrorCategory = (typeof TRACE_ERROR_CATEGORIES)[number];
+export type TraceErrorCategory = "usage" | "data" | "endpoint" | "worker" | "sandbox" | "target" | "internal";
 
 export interface TraceErrorOptions {
   category: TraceErrorCategory;

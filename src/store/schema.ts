@@ -11,7 +11,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: "episodes, labels, metrics",
@@ -65,7 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** The version recorded in the store (0 for a new file). */
-export function storedVersion(db: Database.Database): number {
+function storedVersion(db: Database.Database): number {
   const row = db.prepare("SELECT MAX(version) AS version FROM schema_version").get() as { version: number | null };
   return row.version ?? 0;
 }

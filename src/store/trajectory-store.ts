@@ -17,7 +17,7 @@ import { decodeTurnTokens, encodeTurnTokens, mergeTokens, splitTokens } from "./
 export { StoreVersionError, TrajectoryStoreError } from "./errors.js";
 
 export type EpisodeStatus = "pending" | "running" | "finished" | "failed";
-export const EPISODE_STATUSES: readonly EpisodeStatus[] = ["pending", "running", "finished", "failed"];
+const EPISODE_STATUSES: readonly EpisodeStatus[] = ["pending", "running", "finished", "failed"];
 
 export type CapabilityLabel = "NA" | "PRESENT" | "LACKING";
 export const CAPABILITY_LABELS: readonly CapabilityLabel[] = ["NA", "PRESENT", "LACKING"];

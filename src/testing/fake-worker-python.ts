@@ -1,16 +1,16 @@
 /**
  * Test support: a stand-in for `python -m trace_worker serve …`, run through a small shell wrapper that plays the
- * interpreter. FAKE_WORKER_BEHAVIOUR picks what it does: `serve` (default: answer /health), `crash` (a Python-like
+ * interpreter. TRACE_FAKE_WORKER_BEHAVIOUR picks what it does: `serve` (default: answer /health), `crash` (a Python-like
  * traceback on stderr, exit 3), `stubborn` (serve and ignore SIGTERM), `silent` (never listen), `port-taken` (fail
- * with "Address already in use" on the first FAKE_WORKER_PORT_FAILURES starts, counted in FAKE_WORKER_RECORD).
- * It appends its argv and the relevant environment to FAKE_WORKER_RECORD (JSON lines) when that is set.
+ * with "Address already in use" on the first TRACE_FAKE_WORKER_PORT_FAILURES starts, counted in TRACE_FAKE_WORKER_RECORD).
+ * It appends its argv and the relevant environment to TRACE_FAKE_WORKER_RECORD (JSON lines) when that is set.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const argv = process.argv.slice(2);
-const behaviour = process.env.FAKE_WORKER_BEHAVIOUR ?? "serve";
-const record = process.env.FAKE_WORKER_RECORD;
+const behaviour = process.env.TRACE_FAKE_WORKER_BEHAVIOUR ?? "serve";
+const record = process.env.TRACE_FAKE_WORKER_RECORD;
 
 function option(name: string): string | undefined {
   const index = argv.indexOf(name);
@@ -27,7 +27,7 @@ if (behaviour === "crash") {
   process.stderr.write("Loading the model…\nTraceback (most recent call last):\nFileNotFoundError: no config.json in the model directory\n");
   process.exit(3);
 }
-if (behaviour === "port-taken" && earlierStarts < Number(process.env.FAKE_WORKER_PORT_FAILURES ?? "1")) {
+if (behaviour === "port-taken" && earlierStarts < Number(process.env.TRACE_FAKE_WORKER_PORT_FAILURES ?? "1")) {
   process.stderr.write("OSError: [Errno 98] Address already in use\n");
   process.exit(1);
 }

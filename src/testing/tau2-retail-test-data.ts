@@ -24,7 +24,7 @@ export function readFixture<T>(name: string): T {
 }
 
 /** A base built from a retail `db.json` file, validated, with its key order remembered. */
-export function loadRetailBase(file: string): DatabaseBase<RetailTables> {
+function loadRetailBase(file: string): DatabaseBase<RetailTables> {
   const text = readFileSync(file, "utf8");
   const base = new DatabaseBase<RetailTables>(validateJson(JSON.parse(text), retailDomain.databaseSchema, file));
   rememberFileOrder(base, text);

@@ -52,11 +52,11 @@ export const toyDomain: Tau2Domain<ToyTables> = {
   ],
 };
 
-export const toyDatabase = {
+const toyDatabase = {
   accounts: { a1: { id: "a1", balance: 10, notes: [] }, a2: { id: "a2", balance: 0, notes: [] } },
 };
 
-export const toyTasks = [
+const toyTasks = [
   {
     id: "0",
     user_scenario: { persona: null, instructions: "Deposit 5 into a1 and tell me the new balance." },

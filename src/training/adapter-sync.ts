@@ -36,7 +36,7 @@ export interface AdapterSyncOptions {
 }
 
 /** The versioned sampler name of a step. */
-export function versionedAdapterName(adapter: string, step: number): string {
+function versionedAdapterName(adapter: string, step: number): string {
   return `${adapter}-v${step}`;
 }
 

@@ -14,7 +14,7 @@ export interface GrpoCheckpoint {
 }
 
 /** `step-0003`. */
-export function stepDirectoryName(iteration: number): string {
+function stepDirectoryName(iteration: number): string {
   return `step-${String(iteration).padStart(4, "0")}`;
 }
 

@@ -123,8 +123,6 @@ export function weightedTokenCount(sequence: TrainingSequence): number {
  */
 export type AdvantageNormalization = "token-mean" | "sequence-mean" | "none";
 
-export const ADVANTAGE_NORMALIZATIONS: readonly AdvantageNormalization[] = ["token-mean", "sequence-mean", "none"];
-
 /** The factor each sequence's advantages are multiplied by, given each sequence's weighted tokens. */
 export function normalizationScales(normalization: AdvantageNormalization, weightedTokens: readonly number[]): number[] {
   const total = weightedTokens.reduce((sum, count) => sum + count, 0);

@@ -29,7 +29,7 @@ export function defaultProbeTolerance(dtype: string): number {
   return dtype === "float32" || dtype === "float64" ? 1e-3 : 1e-1;
 }
 
-export const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
+const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
 
 /** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; returns the max difference or throws. */
 export async function probeLogprobs(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<number> {

@@ -2,7 +2,7 @@
  * A minimal GRPO loop over the worker, for tests and small experiments: per iteration, sample a group of completions
  * per prompt from the adapter, score them, turn rewards into group-relative advantages (zero-variance groups
  * dropped), and take one PPO step whose per-token advantages are divided by the batch's completion tokens (a token
- * mean). The full GRPO orchestration (rollouts in environments, routing, checkpoints) is a later stage.
+ * mean). The full GRPO orchestration (rollouts in environments, checkpoints, resume) is `runGrpo` (run-grpo.ts).
  */
 import type { ChatClient } from "../models/chat-client.js";
 import type { ChatCompletion } from "../models/chat-types.js";

@@ -18,6 +18,8 @@ test("init-tiny arguments: the corpus file comes after the sizes as --corpus, as
     "init-tiny", "/tmp/m", "--layers", "1", "--seed", "3", "--corpus", "/data/world.txt",
   ]); // prettier-ignore
   assert.deepEqual(tinyCheckpointArguments("/tmp/m", { seed: 3 }), ["init-tiny", "/tmp/m", "--seed", "3"]);
+  assert.deepEqual(tinyCheckpointArguments("/tmp/m", { seed: 3, tieEmbeddings: true }), ["init-tiny", "/tmp/m", "--seed", "3", "--tie-embeddings"]);
+  assert.deepEqual(tinyCheckpointArguments("/tmp/m", { tieEmbeddings: false }), ["init-tiny", "/tmp/m"]);
   assert.deepEqual(tinyCheckpointArguments("/tmp/m", {}, { chatCorpus: "/data/demos.jsonl", mergeAcrossWords: true }), ["init-tiny", "/tmp/m", "--chat-corpus", "/data/demos.jsonl", "--merge-across-words"]);
 });
 
@@ -25,7 +27,7 @@ test("createTinyCheckpoint passes a relative corpus as an absolute path (the wor
   const record = path.join(scratch, "record.jsonl");
   const python = writeFakePythonInterpreter(scratch);
   await assert.rejects(
-    createTinyCheckpoint("/tmp/m", {}, { corpus: "relative/world.txt", python, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "crash", FAKE_WORKER_RECORD: record }, onOutput: () => undefined }),
+    createTinyCheckpoint("/tmp/m", {}, { corpus: "relative/world.txt", python, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "crash", TRACE_FAKE_WORKER_RECORD: record }, onOutput: () => undefined }),
     (error: unknown) => WorkerCommandError.isInstance(error),
   );
   const { argv } = JSON.parse(readFileSync(record, "utf8").trim()) as { argv: string[] };

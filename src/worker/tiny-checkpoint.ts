@@ -16,8 +16,8 @@ export interface TinyModelShape {
   /** Context length in tokens (default 4096; a τ² system prompt alone is ~9k tokens with the tiny tokenizer). */
   maxPositions?: number;
   seed?: number;
-  /** 1 ties the output layer to the input embedding and gives identifier-like tokens (u15, #W23) a shared direction, so copying one from the context needs only attention. */
-  tieEmbeddings?: number;
+  /** Ties the output layer to the input embedding and gives identifier-like tokens (u15, #W23) a shared direction, so copying one from the context needs only attention. */
+  tieEmbeddings?: boolean;
 }
 
 /** How `createTinyCheckpoint` runs the worker, and what the tokenizer is trained on. */
@@ -38,7 +38,7 @@ export interface TinyCheckpointOptions extends RunWorkerModuleOptions {
 /** What the tokenizer is trained on (paths passed as given), and how it splits text. */
 export type TokenizerCorpus = Pick<TinyCheckpointOptions, "corpus" | "chatCorpus" | "mergeAcrossWords" | "splitDigits">;
 
-const FLAGS: Record<keyof TinyModelShape, string> = {
+const FLAGS: Record<Exclude<keyof TinyModelShape, "tieEmbeddings">, string> = {
   vocabSize: "--vocab-size",
   hiddenSize: "--hidden-size",
   layers: "--layers",
@@ -48,17 +48,17 @@ const FLAGS: Record<keyof TinyModelShape, string> = {
   intermediateSize: "--intermediate-size",
   experts: "--experts",
   seed: "--seed",
-  tieEmbeddings: "--tie-embeddings",
   maxPositions: "--max-positions",
 };
 
 /** The `init-tiny` arguments for a directory, shape and tokenizer corpus. */
 export function tinyCheckpointArguments(directory: string, shape: TinyModelShape = {}, tokenizer: TokenizerCorpus = {}): string[] {
   const moduleArguments = ["init-tiny", directory];
-  for (const [key, flag] of Object.entries(FLAGS) as [keyof TinyModelShape, string][]) {
+  for (const [key, flag] of Object.entries(FLAGS) as [Exclude<keyof TinyModelShape, "tieEmbeddings">, string][]) {
     const value = shape[key];
     if (value !== undefined) moduleArguments.push(flag, String(value));
   }
+  if (shape.tieEmbeddings === true) moduleArguments.push("--tie-embeddings");
   if (tokenizer.corpus !== undefined) moduleArguments.push("--corpus", tokenizer.corpus);
   if (tokenizer.chatCorpus !== undefined) moduleArguments.push("--chat-corpus", tokenizer.chatCorpus);
   if (tokenizer.mergeAcrossWords === true) moduleArguments.push("--merge-across-words");

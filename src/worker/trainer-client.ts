@@ -96,7 +96,7 @@ export interface TrainerClient {
 }
 
 /** A datum in the wire's snake_case; optional series are left out when absent. */
-export function datumToWire(datum: Datum): Record<string, number[]> {
+function datumToWire(datum: Datum): Record<string, number[]> {
   const wire: Record<string, number[]> = { tokens: datum.tokens, target_tokens: datum.targetTokens };
   if (datum.weights !== undefined) wire.weights = datum.weights;
   if (datum.samplingLogprobs !== undefined) wire.sampling_logprobs = datum.samplingLogprobs;

@@ -66,7 +66,7 @@ test("startWorker runs `python -m trace_worker serve` on a free port, waits for 
     python: fakePython,
     apiKey: "k1",
     servedModelName: "tiny-test",
-    env: { ...process.env, FAKE_WORKER_RECORD: record, TRACE_WORKER_API_KEY: "inherited" },
+    env: { ...process.env, TRACE_FAKE_WORKER_RECORD: record, TRACE_WORKER_API_KEY: "inherited" },
     onOutput: (_stream, text) => output.push(text),
   });
   try {
@@ -93,7 +93,7 @@ test("startWorker runs `python -m trace_worker serve` on a free port, waits for 
 
 test("a worker that exits while starting fails at once with its stderr tail", async () => {
   const started = Date.now();
-  await assert.rejects(startWorker({ model: "/models/missing", python: fakePython, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "crash" } }), (error: unknown) => {
+  await assert.rejects(startWorker({ model: "/models/missing", python: fakePython, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "crash" } }), (error: unknown) => {
     assert.ok(WorkerStartError.isInstance(error));
     assert.equal(error.reason, "exited");
     assert.equal(error.exitCode, 3);
@@ -107,7 +107,7 @@ test("a worker that exits while starting fails at once with its stderr tail", as
 test("a worker that never answers /health is stopped after the startup timeout", async () => {
   const record = recordFile("silent");
   await assert.rejects(
-    startWorker({ model: "/m", python: fakePython, startupTimeoutMs: 600, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "silent", FAKE_WORKER_RECORD: record } }),
+    startWorker({ model: "/m", python: fakePython, startupTimeoutMs: 600, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "silent", TRACE_FAKE_WORKER_RECORD: record } }),
     (error: unknown) => WorkerStartError.isInstance(error) && error.reason === "timeout" && /within 600 ms/.test(error.message),
   );
   const [silent] = readRecord(record);
@@ -116,7 +116,7 @@ test("a worker that never answers /health is stopped after the startup timeout",
 });
 
 test("a worker that ignores SIGTERM gets SIGKILL after the grace period", async () => {
-  const worker = await startWorker({ model: "/m", python: fakePython, stopGraceMs: 300, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "stubborn" } });
+  const worker = await startWorker({ model: "/m", python: fakePython, stopGraceMs: 300, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "stubborn" } });
   const started = Date.now();
   assert.deepEqual(await worker.stop(), { code: null, signal: "SIGKILL" });
   assert.ok(Date.now() - started >= 300);
@@ -125,11 +125,11 @@ test("a worker that ignores SIGTERM gets SIGKILL after the grace period", async 
 
 test("a chosen port that another process took is chosen again", async () => {
   const record = recordFile("port-taken");
-  const worker = await startWorker({ model: "/m", python: fakePython, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "port-taken", FAKE_WORKER_RECORD: record } });
+  const worker = await startWorker({ model: "/m", python: fakePython, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "port-taken", TRACE_FAKE_WORKER_RECORD: record } });
   await worker.stop();
   assert.equal(readRecord(record).length, 2);
   await assert.rejects(
-    startWorker({ model: "/m", port: worker.port, python: fakePython, env: { ...process.env, FAKE_WORKER_BEHAVIOUR: "port-taken", FAKE_WORKER_RECORD: recordFile("fixed-port") } }),
+    startWorker({ model: "/m", port: worker.port, python: fakePython, env: { ...process.env, TRACE_FAKE_WORKER_BEHAVIOUR: "port-taken", TRACE_FAKE_WORKER_RECORD: recordFile("fixed-port") } }),
     (error: unknown) => WorkerStartError.isInstance(error) && /Address already in use/.test(error.stderrTail),
   );
 });

@@ -26,11 +26,11 @@ WATCHED = textwrap.dedent(
 
     def gone(reason):
         print("gone:", reason, flush=True)
-        if os.environ.get("HANG") == "1":
+        if os.environ.get("TRACE_TEST_HANG") == "1":
             time.sleep(60)
         os._exit(7)
 
-    watch = watch_parent(gone, poll_seconds=0.1, grace_seconds=float(os.environ.get("GRACE", "5")))
+    watch = watch_parent(gone, poll_seconds=0.1, grace_seconds=float(os.environ.get("TRACE_TEST_GRACE", "5")))
     print("watching", os.getpid(), ",".join(watch.mechanisms) if watch else "nothing", flush=True)
     time.sleep(60)
     """
@@ -42,7 +42,7 @@ MIDDLE = textwrap.dedent(
     import os, subprocess, sys, time
     environment = dict(os.environ)
     environment.setdefault("TRACE_WORKER_PARENT_PID", str(os.getpid()))
-    stdin = subprocess.PIPE if os.environ.get("STDIN") == "pipe" else subprocess.DEVNULL
+    stdin = subprocess.PIPE if os.environ.get("TRACE_TEST_STDIN") == "pipe" else subprocess.DEVNULL
     child = subprocess.Popen([sys.executable, "-c", sys.argv[1]], env=environment, stdin=stdin, stdout=subprocess.PIPE, text=True)
     print(child.stdout.readline().strip(), flush=True)
     time.sleep(60)
@@ -159,7 +159,7 @@ def test_a_rank_leaves_when_torchrun_dies() -> None:
 def test_a_shutdown_that_hangs_ends_after_the_grace_period() -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", WATCHED],
-        env=environment(TRACE_WORKER_PARENT_PID=str(os.getpid()), HANG="1", GRACE="0.5"),
+        env=environment(TRACE_WORKER_PARENT_PID=str(os.getpid()), TRACE_TEST_HANG="1", TRACE_TEST_GRACE="0.5"),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -124,7 +124,7 @@ def test_tied_embeddings_share_the_output_layer_and_identifiers_share_a_directio
     from trace_worker.tiny_checkpoint import IDENTIFIER, TinyModelShape, create_tiny_checkpoint
 
     documents = chat_corpus_documents([write_chat_corpus(tmp_path)])
-    shape = TinyModelShape(vocab_size=600, hidden_size=32, layers=1, attention_heads=2, key_value_heads=1, head_dim=16, intermediate_size=64, tie_embeddings=1)
+    shape = TinyModelShape(vocab_size=600, hidden_size=32, layers=1, attention_heads=2, key_value_heads=1, head_dim=16, intermediate_size=64, tie_embeddings=True)
     directory = create_tiny_checkpoint(tmp_path / "tied", shape, documents, merge_across_words=True)
     model = AutoModelForCausalLM.from_pretrained(directory)
     tokenizer = AutoTokenizer.from_pretrained(directory)

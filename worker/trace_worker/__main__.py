@@ -140,8 +140,12 @@ def parser() -> argparse.ArgumentParser:
     tiny = commands.add_parser("init-tiny", help="write a tiny Qwen3-style checkpoint with random weights")
     tiny.add_argument("directory")
     for field in dataclasses.fields(TinyModelShape):
+        flag = "--" + field.name.replace("_", "-")
+        if field.type is bool or field.type == "bool":
+            tiny.add_argument(flag, action="store_true", help="tie the output layer to the input embedding")
+            continue
         help_text = "> 0 makes a Qwen3-MoE model" if field.name == "experts" else None
-        tiny.add_argument("--" + field.name.replace("_", "-"), type=int, default=field.default, help=help_text)
+        tiny.add_argument(flag, type=int, default=field.default, help=help_text)
     tiny.add_argument(
         "--corpus",
         action="append",

@@ -54,13 +54,15 @@ class TinyModelShape:
     expert_intermediate_size: int = 64
     max_positions: int = 4096
     seed: int = 0
-    #: 1 ties the output layer to the input embedding (as Qwen3-0.6B does): copying a token seen in the context then
+    #: True ties the output layer to the input embedding (as Qwen3-0.6B does): copying a token seen in the context then
     #: needs only attention, which a tiny model learns far faster than a mapping between two unrelated random tables.
-    tie_embeddings: int = 0
+    tie_embeddings: bool = False
 
     def check(self) -> None:
         for name, value in asdict(self).items():
-            if name in ("experts", "seed", "tie_embeddings"):
+            if name == "tie_embeddings":
+                continue
+            if name in ("experts", "seed"):
                 if value < 0:
                     raise BadRequest(f"{name} must be ≥ 0, got {value}", name, value)
             elif value <= 0:
@@ -214,7 +216,7 @@ def tiny_config(shape: TinyModelShape, tokenizer: PreTrainedTokenizerFast) -> Qw
         num_key_value_heads=shape.key_value_heads,
         head_dim=shape.head_dim,
         max_position_embeddings=shape.max_positions,
-        tie_word_embeddings=bool(shape.tie_embeddings),
+        tie_word_embeddings=shape.tie_embeddings,
         bos_token_id=None,
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
         pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),

@@ -35,7 +35,7 @@ export interface MixtureEnvironment extends Environment {
 }
 
 /** The mixture's task id of a member task. */
-export function mixtureTaskId(member: string, taskId: string): string {
+function mixtureTaskId(member: string, taskId: string): string {
   return `${member}/${taskId}`;
 }
 

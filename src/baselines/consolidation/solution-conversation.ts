@@ -18,7 +18,7 @@ export interface SolutionConversation {
 }
 
 /** Plays the task's ground truth through `environment` and grades it. */
-export async function solutionConversation(environment: ModuleEnvironment, task: Task): Promise<SolutionConversation> {
+async function solutionConversation(environment: ModuleEnvironment, task: Task): Promise<SolutionConversation> {
   const instance = environment.instance(task);
   const episode = environment.start(task);
   const greeting = environment.rules.greeting;

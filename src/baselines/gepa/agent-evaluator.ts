@@ -26,7 +26,7 @@ export interface AgentEvaluatorOptions {
 }
 
 /** The feedback text of a finished episode. */
-export function episodeFeedback(result: EpisodeResult, maxDetailsChars = 2000): string {
+function episodeFeedback(result: EpisodeResult, maxDetailsChars = 2000): string {
   const { reward, termination } = result.trajectory;
   const lines = [`Episode ended by ${termination}${result.error === undefined ? "" : ` (${result.error})`}.`];
   if (reward === undefined) lines.push("No reward was given.");

@@ -12,7 +12,7 @@ export function seedCandidateFromCapabilities(capabilities: readonly { name: str
 }
 
 /** `base` followed by the candidate's texts. */
-export function candidateSystemPrompt(base: string, candidate: Candidate): string {
+function candidateSystemPrompt(base: string, candidate: Candidate): string {
   const sections = Object.entries(candidate).map(([name, text]) => `### ${name}\n\n${text.trim()}`);
   return `${base.trimEnd()}\n\n## Capabilities\n\nApply these capabilities throughout the conversation.\n\n${sections.join("\n\n")}`;
 }

@@ -5,10 +5,10 @@ import { shorten } from "../../rollout/render-trajectory.js";
 import type { EvaluationOutcome } from "./candidate.js";
 
 /** `prompts/gepa/reflection.md` of the package (beside `dist/`). */
-export const REFLECTION_PROMPT_FILE = path.join(PROMPTS_ROOT, "gepa", "reflection.md");
+const REFLECTION_PROMPT_FILE = path.join(PROMPTS_ROOT, "gepa", "reflection.md");
 
 /** One block per outcome: its score, its trace (cut to `maxTraceChars`) and its feedback. */
-export function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = 6000): string {
+function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = 6000): string {
   return outcomes
     .map((outcome, index) => `### Task ${index + 1} (score ${outcome.score})\n\n#### What happened\n\n${shorten(outcome.trace.trim(), maxTraceChars)}\n\n#### Feedback\n\n${outcome.feedback.trim()}`)
     .join("\n\n");

@@ -12,9 +12,8 @@ import { runSft } from "../../training/run-sft.js";
 import { sftDatum } from "../../training/sft-datum.js";
 import { successfulSolutionConversations } from "../../baselines/consolidation/solution-conversation.js";
 import { createTokenizeClient } from "../../models/tokenize-client.js";
-import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
-import { trainingSeeds } from "../../pipeline/train-stage.js";
+import { capabilityTrainingEnvironment } from "../../pipeline/capability-grpo.js";
 
 /** `max_position_embeddings` of a Hugging Face checkpoint directory, when it says. */
 function modelMaxPositions(directory: string): number | undefined {
@@ -29,7 +28,7 @@ export async function runSftMethod(setup: CompareSetup): Promise<MethodOutcome> 
   const { config } = context;
   const settings = config.compare!.sft;
   const budget = createRolloutBudget({ limit: setup.budgetLimit });
-  const environments = await Promise.all(setup.capabilities.map(({ capability, runner }) => createModuleEnvironment({ runner, seeds: trainingSeeds(config.training.seeds), name: `synthetic-${capability}` })));
+  const environments = await Promise.all(setup.capabilities.map(({ capability, runner }) => capabilityTrainingEnvironment(context, capability, runner)));
   // Interleave the capabilities so that a budget cut keeps them balanced.
   const byEnvironment = await Promise.all(environments.map((environment) => successfulSolutionConversations([environment])));
   const interleaved = Array.from({ length: Math.max(0, ...byEnvironment.map((list) => list.length)) }, (_, row) => byEnvironment.flatMap((list) => (list[row] === undefined ? [] : [list[row]]))).flat();

@@ -12,7 +12,7 @@ import type { Environment } from "../../spec/environment.js";
 import type { Task } from "../../spec/task.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget } from "../grpo-snapshots.js";
-import { trainingSeeds } from "../../pipeline/train-stage.js";
+import { trainingSeeds } from "../../pipeline/capability-grpo.js";
 
 /** The environment with only `tasks` exposed (the target's training tasks, never its evaluation tasks). */
 export function restrictTasks(environment: Environment, tasks: readonly Task[]): Environment {
@@ -34,8 +34,7 @@ async function runSingleAdapter(setup: CompareSetup, method: string, environment
   const checkpoints = await trainWithinBudget({
     context: setup.context,
     trainer: setup.trainer,
-    environment,
-    makeUser: (task) => environment.makeUser(task),
+    target: { environment, makeUser: (task) => environment.makeUser(task) },
     name,
     adaptersDirectory: path.join(setup.directory, method),
     iterations,
@@ -60,7 +59,6 @@ export function runTargetGrpoMethod(setup: CompareSetup): Promise<MethodOutcome>
 
 /** GRPO on a uniform mixture of the capability environments. */
 export async function runMixtureMethod(setup: CompareSetup): Promise<MethodOutcome> {
-  const { config } = setup.context;
-  const environment = await createCapabilityMixture({ runners: setup.capabilities.map((capability) => capability.runner), seeds: trainingSeeds(config.training.seeds) });
+  const environment = await createCapabilityMixture({ runners: setup.capabilities.map((capability) => capability.runner), seeds: trainingSeeds(setup.context) });
   return runSingleAdapter(setup, "mixture", environment);
 }

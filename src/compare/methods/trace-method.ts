@@ -5,9 +5,7 @@
  */
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
-import { trainingSeeds } from "../../pipeline/train-stage.js";
-import { createModuleEnvironment } from "../../envs/modules/module-environment.js";
-import { createInstanceUser } from "../../rollout/instance-user.js";
+import { capabilityGrpoTarget } from "../../pipeline/capability-grpo.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
 
@@ -21,12 +19,10 @@ export async function traceAdapters(setup: CompareSetup, budget = createRolloutB
     const reuse = setup.seed === 0 && run.hasTrainedAdapter(capability);
     const adaptersDirectory = reuse ? run.adaptersDirectory : path.join(setup.directory, "trace");
     const name = reuse ? capability : `s${setup.seed}-${capability}`;
-    const environment = await createModuleEnvironment({ runner, seeds: trainingSeeds(config.training.seeds), name: `synthetic-${capability}` });
     const checkpoints = await trainWithinBudget({
       context,
       trainer: setup.trainer,
-      environment,
-      makeUser: (task) => createInstanceUser(environment.instance(task)),
+      target: await capabilityGrpoTarget(context, capability, runner),
       name,
       adaptersDirectory,
       iterations: config.training.iterations,

@@ -5,10 +5,10 @@ import type { Summary } from "./summary-statistics.js";
 import { summarizeMethods, type MethodSummary } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
-export const BASE_METHOD = "base";
+const BASE_METHOD = "base";
 
 /** Formats a pass-rate summary (rates in [0, 1]) as `mean ± sd` in percent with one decimal. */
-export function formatPercent(summary: Summary): string {
+function formatPercent(summary: Summary): string {
   return `${(summary.mean * 100).toFixed(1)} ± ${(summary.standardDeviation * 100).toFixed(1)}`;
 }
 

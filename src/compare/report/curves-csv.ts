@@ -4,7 +4,7 @@ import type { MethodSeedResult } from "./comparison-types.js";
 import { validateResults } from "./validate-results.js";
 
 /** Columns of curves.csv, one row per method × seed × curve point. */
-export const CURVE_COLUMNS = ["method", "seed", "episodes", "score"] as const;
+const CURVE_COLUMNS = ["method", "seed", "episodes", "score"] as const;
 
 /** Renders curves.csv; each seed's points sorted by episodes. */
 export function renderCurvesCsv(results: readonly MethodSeedResult[]): string {

@@ -5,7 +5,7 @@ import { Resvg } from "@resvg/resvg-js";
 const require = createRequire(import.meta.url);
 
 /** Font family that the generic `sans-serif` of the chart maps to. */
-export const CHART_FONT_FAMILY = "DejaVu Sans";
+const CHART_FONT_FAMILY = "DejaVu Sans";
 
 /** Paths of the bundled TrueType fonts (resvg reads TTF/OTF, not WOFF2). */
 export function bundledFontFiles(): string[] {

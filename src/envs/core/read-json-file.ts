@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { DataFileError } from "./data-file-error.js";
 
 /** Formats zod issues as `path: message` lines (`[12].evaluation_criteria.actions[0].arguments: expected object`). */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], limit = 10): string[] {
+function formatIssues(issues: readonly z.core.$ZodIssue[], limit = 10): string[] {
   const lines = issues.slice(0, limit).map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
   if (issues.length > limit) lines.push(`… and ${issues.length - limit} more problems`);
   return lines;

@@ -160,6 +160,6 @@ function formatValidationErrors(toolName: string, errors: ErrorObject[]): string
   return `${count} validation error${count === 1 ? "" : "s"} for ${toolName}\n${lines.join("\n")}`;
 }
 
-export function errorMessage(error: unknown): string {
+function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -33,7 +33,7 @@ const toolSchema = z.object({
 });
 
 /** A target task's JSON shape (also the line format of an MCP target's tasks file). */
-export const targetTaskSchema = z.strictObject({
+const targetTaskSchema = z.strictObject({
   id: z.string().min(1),
   instructions: z.string().min(1),
   userMessages: z.array(z.string().min(1)).min(1).optional(),
@@ -89,7 +89,7 @@ export function checkTargetTools(source: string, tools: readonly TargetTool[]): 
 }
 
 /** Checks tasks: each against the task shape, ids unique. */
-export function checkTargetTasks(source: string, tasks: readonly unknown[]): TargetTask[] {
+function checkTargetTasks(source: string, tasks: readonly unknown[]): TargetTask[] {
   if (tasks.length === 0) throw new TargetModuleError(source, "tasks", "no tasks");
   const ids = new Set<string>();
   return tasks.map((value, index) => {
@@ -108,7 +108,7 @@ export interface LoadedTargetModule {
 }
 
 /** Checks a module object (already imported) against the interface. */
-export async function checkTargetModule(source: string, value: unknown): Promise<LoadedTargetModule> {
+async function checkTargetModule(source: string, value: unknown): Promise<LoadedTargetModule> {
   const parsed = moduleSchema.safeParse(value);
   if (!parsed.success) throw firstIssue(source, parsed.error);
   const module = value as TargetModule;

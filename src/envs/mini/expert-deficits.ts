@@ -26,7 +26,7 @@ export const DEFAULT_EXPERT_DEFICITS: Readonly<ExpertDeficits> = { skipPrecondit
 export const NO_EXPERT_DEFICITS: Readonly<ExpertDeficits> = { skipPreconditionCheck: 0, wrongPaymentMethod: 0, stopAfterFirstChange: 0 };
 
 /** The names of the deficits, in the order they are drawn. */
-export const EXPERT_DEFICIT_NAMES: readonly (keyof ExpertDeficits)[] = ["skipPreconditionCheck", "wrongPaymentMethod", "stopAfterFirstChange"];
+const EXPERT_DEFICIT_NAMES: readonly (keyof ExpertDeficits)[] = ["skipPreconditionCheck", "wrongPaymentMethod", "stopAfterFirstChange"];
 
 /** Default rates overridden by `deficits`; throws `ExpertDeficitRateError` for a rate outside [0, 1]. */
 export function resolveExpertDeficits(deficits: Partial<ExpertDeficits> = {}): ExpertDeficits {

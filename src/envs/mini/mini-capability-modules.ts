@@ -3,7 +3,7 @@ import type { CapabilityModule } from "../modules/capability-module.js";
 import miniService, { createMiniModule, type MiniFamily } from "./mini-service-module.js";
 
 /** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */
-export const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
+const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
   capability: "mini_precondition_verification",
   description: "Checking an order's status before cancelling it, and refusing when the policy does not allow the cancellation.",
   families: ["precondition"],
@@ -11,7 +11,7 @@ export const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule
 });
 
 /** Pay one order with the named method among look-alike payment method ids. */
-export const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
+const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
   capability: "mini_tool_calling_precision",
   description: "Calling a write tool with exactly the right ids, picking the payment method the user names among look-alike ids.",
   families: ["payment"],
@@ -19,7 +19,7 @@ export const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
 });
 
 /** Cancel every one of two or three orders before saying the request is done. */
-export const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
+const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
   capability: "mini_multi_step_completion",
   description: "Carrying out every change of a multi-part request instead of stopping after the first one.",
   families: ["multi_cancel"],

@@ -140,7 +140,7 @@ function partsAction(request: ServiceRequest, calls: readonly PastCall[], active
 }
 
 /** The expert's next move in a conversation (system prompt and greeting included or not). */
-export function nextExpertAction(messages: readonly Message[], active: ActiveDeficits): ExpertAction {
+function nextExpertAction(messages: readonly Message[], active: ActiveDeficits): ExpertAction {
   const first = messages.findIndex((message) => message.role === "user");
   if (first < 0) return { text: "How can I help you?" };
   const answered = messages.slice(first + 1).some((message) => message.role === "assistant" && message.content != null && message.content.trim() !== "");

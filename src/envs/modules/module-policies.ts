@@ -19,7 +19,7 @@ export function readOnlyCalls(runner: ModuleRunner, instance: ModuleInstance): S
 }
 
 /** Plays `calls` and `replies` on the instance generated from `seed` and verifies. */
-export async function playPolicy(runner: ModuleRunner, seed: number, choose: (instance: ModuleInstance) => { calls: SolutionCall[]; replies: string[] }): Promise<Verdict> {
+async function playPolicy(runner: ModuleRunner, seed: number, choose: (instance: ModuleInstance) => { calls: SolutionCall[]; replies: string[] }): Promise<Verdict> {
   const instance = await runner.generate(seed);
   const { calls, replies } = choose(instance);
   return checkVerdict(await runner.verify(await verifierInputFromCalls(runner, instance, calls, replies)));

@@ -19,7 +19,7 @@ function errorMessage(error: unknown): string {
 }
 
 /** Parses the model's raw argument text; an error observation text when it is not a JSON object. */
-export function parseToolArguments(text: string): { [key: string]: Json } | string {
+function parseToolArguments(text: string): { [key: string]: Json } | string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.trim() === "" ? "{}" : text);

@@ -2,9 +2,8 @@
 import type { ConversationRules } from "../../spec/environment.js";
 
 export const AGENT_GREETING = "Hi! How can I help you today?";
-export const AGENT_STOP_TOKEN = "###STOP###";
-export const USER_STOP_TOKENS = ["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"] as const;
-export const TRANSFER_TOOL_NAME = "transfer_to_human_agents";
+const AGENT_STOP_TOKEN = "###STOP###";
+const USER_STOP_TOKENS = ["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"] as const;
 /** τ²-bench's default; the TRACE paper ran with 50. */
 export const DEFAULT_MAX_STEPS = 100;
 export const DEFAULT_MAX_ERRORS = 10;

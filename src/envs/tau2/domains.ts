@@ -18,7 +18,7 @@ export class UnknownDomainError extends TraceError {
   }
 }
 
-export function isTau2DomainName(name: string): name is Tau2DomainName {
+function isTau2DomainName(name: string): name is Tau2DomainName {
   return Object.hasOwn(TAU2_DOMAINS, name);
 }
 

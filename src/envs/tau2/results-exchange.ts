@@ -11,7 +11,7 @@ import type { EpisodeRecord, TrajectoryStore } from "../../store/trajectory-stor
 const SUCCESS_THRESHOLD = 1 - 1e-6;
 
 /** The spec reward of a τ²-bench `reward_info`: its reward, success at reward 1, its breakdown, the rest as details. */
-export function rewardInfoFromTau2(recorded: Record<string, unknown>): RewardInfo | undefined {
+function rewardInfoFromTau2(recorded: Record<string, unknown>): RewardInfo | undefined {
   const reward = recorded.reward;
   if (typeof reward !== "number") return undefined;
   const { reward: _reward, reward_breakdown: recordedBreakdown, ...details } = recorded;
@@ -74,7 +74,7 @@ export function exportTau2Results(
 }
 
 /** The metadata key under which an imported episode keeps its τ² task. */
-export const TAU2_TASK_METADATA_KEY = "tau2Task";
+const TAU2_TASK_METADATA_KEY = "tau2Task";
 
 /**
  * The τ² tasks kept with the finished episodes of `environment` (imported ones), by task id; metadata that is not a

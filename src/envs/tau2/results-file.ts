@@ -31,10 +31,10 @@ const toolMessageSchema = z.looseObject({
   error: z.boolean().optional(),
 });
 const systemMessageSchema = z.looseObject({ role: z.literal("system"), content: z.string().nullable().optional() });
-export const tau2MessageSchema = z.discriminatedUnion("role", [participantMessageSchema, toolMessageSchema, systemMessageSchema]);
+const tau2MessageSchema = z.discriminatedUnion("role", [participantMessageSchema, toolMessageSchema, systemMessageSchema]);
 export type Tau2Message = z.infer<typeof tau2MessageSchema>;
 
-export const simulationSchema = z.looseObject({
+const simulationSchema = z.looseObject({
   id: z.string(),
   task_id: z.string(),
   termination_reason: z.enum(TERMINATION_REASONS as [TerminationReason, ...TerminationReason[]]),
@@ -43,9 +43,8 @@ export const simulationSchema = z.looseObject({
   trial: z.number().int().nullable().optional(),
   seed: z.number().int().nullable().optional(),
 });
-export type Tau2SimulationRecord = z.infer<typeof simulationSchema>;
 
-export const resultsFileSchema = z.looseObject({
+const resultsFileSchema = z.looseObject({
   timestamp: z.string().nullable().optional(),
   info: z.looseObject({}),
   tasks: z.array(taskSchema),
@@ -68,7 +67,7 @@ export interface Tau2Simulation {
 }
 
 /** Converts τ²-bench messages to OpenAI-shaped messages (tool-call arguments become JSON text). */
-export function fromTau2Messages(messages: readonly Tau2Message[]): Message[] {
+function fromTau2Messages(messages: readonly Tau2Message[]): Message[] {
   return messages.map((message): Message => {
     if (message.role === "tool") {
       const out: Message = { role: "tool", tool_call_id: message.id, content: message.content ?? "" };
@@ -99,7 +98,7 @@ function parseArgumentsObject(text: string): Record<string, unknown> {
 }
 
 /** Converts OpenAI-shaped messages to τ²-bench messages (`turn_idx` numbered in order). */
-export function toTau2Messages(messages: readonly Message[]): Record<string, unknown>[] {
+function toTau2Messages(messages: readonly Message[]): Record<string, unknown>[] {
   return messages.map((message, turnIndex) => {
     const common = { turn_idx: turnIndex, timestamp: null };
     switch (message.role) {

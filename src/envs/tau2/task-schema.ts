@@ -3,10 +3,10 @@ import { z } from "zod";
 
 const nullableString = z.string().nullable().optional();
 
-export const rewardTypeSchema = z.enum(["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]);
+const rewardTypeSchema = z.enum(["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]);
 export type RewardType = z.infer<typeof rewardTypeSchema>;
 
-export const actionSchema = z.looseObject({
+const actionSchema = z.looseObject({
   action_id: z.string(),
   requestor: z.enum(["assistant", "user"]).default("assistant"),
   name: z.string(),
@@ -16,7 +16,7 @@ export const actionSchema = z.looseObject({
 });
 export type Tau2Action = z.infer<typeof actionSchema>;
 
-export const structuredInstructionsSchema = z.looseObject({
+const structuredInstructionsSchema = z.looseObject({
   domain: z.string(),
   reason_for_call: z.string(),
   known_info: nullableString,
@@ -24,21 +24,20 @@ export const structuredInstructionsSchema = z.looseObject({
   task_instructions: z.string(),
 });
 
-export const userScenarioSchema = z.looseObject({
+const userScenarioSchema = z.looseObject({
   persona: nullableString,
   instructions: z.union([z.string(), structuredInstructionsSchema]),
 });
 
-export const evaluationCriteriaSchema = z.looseObject({
+const evaluationCriteriaSchema = z.looseObject({
   actions: z.array(actionSchema).nullable().optional(),
   env_assertions: z.array(z.unknown()).nullable().optional(),
   communicate_info: z.array(z.string()).nullable().optional(),
   nl_assertions: z.array(z.string()).nullable().optional(),
   reward_basis: z.array(rewardTypeSchema).default(["DB", "COMMUNICATE"]),
 });
-export type Tau2EvaluationCriteria = z.infer<typeof evaluationCriteriaSchema>;
 
-export const initialStateSchema = z.looseObject({
+const initialStateSchema = z.looseObject({
   initialization_data: z.unknown().nullable().optional(),
   initialization_actions: z.array(z.unknown()).nullable().optional(),
   message_history: z.array(z.unknown()).nullable().optional(),

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fillPromptFile, PromptTemplateError, PROMPTS_ROOT } from "../../prompts/prompt-file.js";
 
 /** `prompts/synthesis` of the package (beside `dist/`). */
-export const SYNTHESIS_PROMPTS_DIRECTORY = path.join(PROMPTS_ROOT, "synthesis");
+const SYNTHESIS_PROMPTS_DIRECTORY = path.join(PROMPTS_ROOT, "synthesis");
 
 /** The prompt files. */
 export type SynthesisPromptName = "generate-module" | "capability-request" | "attempt-feedback";

@@ -52,7 +52,7 @@ export interface KeptCapability {
 }
 
 /** Reads the kept capabilities of an analysis directory. */
-export function readKeptCapabilities(analysisDirectory: string): KeptCapability[] {
+function readKeptCapabilities(analysisDirectory: string): KeptCapability[] {
   const file = path.join(analysisDirectory, SELECTED_FILE);
   if (!existsSync(file)) throw new SelectedCapabilitiesError(file, ["not found (run `trace analyze` first)"]);
   let value: unknown;

@@ -7,7 +7,7 @@ import { z } from "zod";
 const jsonObject = z.custom<{ [key: string]: unknown }>((value) => typeof value === "object" && value !== null && !Array.isArray(value), { message: "expected a JSON object" });
 
 /** A tool in OpenAI function form. */
-export const moduleToolSchema = z.object({
+const moduleToolSchema = z.object({
   type: z.literal("function"),
   function: z.object({ name: z.string().min(1), description: z.string(), parameters: jsonObject }),
 });

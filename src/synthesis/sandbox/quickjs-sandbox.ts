@@ -400,7 +400,7 @@ function formatMebibytes(bytes: number): string {
 }
 
 /** Maps an error thrown inside QuickJS (its `name`, `message` and `stack`) to a `SandboxError` of the right kind. */
-export function toSandboxError(thrown: unknown, functionName: string): SandboxError {
+function toSandboxError(thrown: unknown, functionName: string): SandboxError {
   const record = thrown !== null && typeof thrown === "object" ? (thrown as { name?: unknown; message?: unknown; stack?: unknown }) : {};
   const name = typeof record.name === "string" ? record.name : "thrown value";
   const message = typeof record.message === "string" ? record.message : safeText(thrown);

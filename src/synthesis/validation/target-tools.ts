@@ -23,7 +23,7 @@ export interface SynthesisTarget {
 }
 
 /** The τ² targets, by name. */
-export const SYNTHESIS_TARGETS = ["tau2-airline", "tau2-retail"] as const;
+const SYNTHESIS_TARGETS = ["tau2-airline", "tau2-retail"] as const;
 
 /** A target name that is not `tau2-airline` or `tau2-retail`. */
 export class UnknownSynthesisTargetError extends TraceError {

@@ -7,7 +7,7 @@ import type { TargetTool } from "./target-tools.js";
 const sdk = createModuleSdk();
 
 /** A JSON Schema without its documentation keys (`description`, `title`), so reworded docs still match. */
-export function schemaStructure(schema: unknown): unknown {
+function schemaStructure(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map((item) => schemaStructure(item));
   if (schema === null || typeof schema !== "object") return schema;
   const structure: Record<string, unknown> = {};

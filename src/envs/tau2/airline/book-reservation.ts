@@ -20,9 +20,9 @@ import { buildModel } from "./pydantic-model.js";
 import { pythonStringRepr } from "./python-repr.js";
 
 /** The ids τ²-bench gives new reservations, in order (at most three per episode). */
-export const NEW_RESERVATION_IDS = ["HATHAT", "HATHAU", "HATHAV"] as const;
+const NEW_RESERVATION_IDS = ["HATHAT", "HATHAU", "HATHAV"] as const;
 /** τ²-bench's fixed clock. */
-export const CURRENT_DATETIME = "2024-05-15T15:00:00";
+const CURRENT_DATETIME = "2024-05-15T15:00:00";
 const INSURANCE_FEE_PER_PASSENGER = 30;
 const NONFREE_BAGGAGE_FEE = 50;
 

@@ -3,7 +3,7 @@ import type { AirlineTool } from "./airline-tool.js";
 import { parametersSchema } from "../tool-parameters.js";
 
 /** `AirportCode` records in τ²-bench's order. */
-export const AIRPORTS: readonly { iata: string; city: string }[] = [
+const AIRPORTS: readonly { iata: string; city: string }[] = [
   { iata: "SFO", city: "San Francisco" },
   { iata: "JFK", city: "New York" },
   { iata: "LAX", city: "Los Angeles" },

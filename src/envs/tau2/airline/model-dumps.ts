@@ -27,11 +27,11 @@ export interface DirectFlight {
   prices: SeatCounts;
 }
 
-export function dumpPassenger(passenger: Readonly<Passenger>): Passenger {
+function dumpPassenger(passenger: Readonly<Passenger>): Passenger {
   return { first_name: passenger.first_name, last_name: passenger.last_name, dob: passenger.dob };
 }
 
-export function dumpPayment(payment: Readonly<Payment>): Payment {
+function dumpPayment(payment: Readonly<Payment>): Payment {
   return { payment_id: payment.payment_id, amount: payment.amount };
 }
 
@@ -45,7 +45,7 @@ export function dumpReservationFlight(flight: Readonly<ReservationFlight>): Rese
   };
 }
 
-export function dumpPaymentMethod(method: Readonly<PaymentMethod>): PaymentMethod {
+function dumpPaymentMethod(method: Readonly<PaymentMethod>): PaymentMethod {
   switch (method.source) {
     case "credit_card":
       return { source: method.source, id: method.id, brand: method.brand, last_four: method.last_four };

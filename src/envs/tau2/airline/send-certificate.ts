@@ -6,7 +6,7 @@ import { integerProperty, parametersSchema, stringProperty } from "../tool-param
 import { pythonNumberString } from "./python-repr.js";
 
 /** The ids τ²-bench gives new certificates, in order (at most three per user). */
-export const NEW_CERTIFICATE_IDS = ["certificate_3221322", "certificate_3221323", "certificate_3221324"] as const;
+const NEW_CERTIFICATE_IDS = ["certificate_3221322", "certificate_3221323", "certificate_3221324"] as const;
 
 export const sendCertificate: AirlineTool = {
   name: "send_certificate",

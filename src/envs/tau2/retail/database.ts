@@ -83,7 +83,7 @@ export interface RetailPayment {
 }
 
 /** Every `OrderStatus` literal. */
-export const ORDER_STATUSES = [
+const ORDER_STATUSES = [
   "processed",
   "pending",
   "pending (item modified)",

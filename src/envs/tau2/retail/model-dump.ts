@@ -12,7 +12,7 @@ import type {
 } from "./database.js";
 
 /** `UserAddress.model_dump()`. */
-export function dumpAddress(address: Readonly<RetailAddress>): RetailAddress {
+function dumpAddress(address: Readonly<RetailAddress>): RetailAddress {
   return {
     address1: address.address1,
     address2: address.address2,
@@ -36,7 +36,7 @@ export function dumpProduct(product: Readonly<RetailProduct>): RetailProduct {
 }
 
 /** `CreditCard` / `GiftCard` / `Paypal` `.model_dump()`. */
-export function dumpPaymentMethod(method: Readonly<RetailPaymentMethod>): RetailPaymentMethod {
+function dumpPaymentMethod(method: Readonly<RetailPaymentMethod>): RetailPaymentMethod {
   switch (method.source) {
     case "credit_card":
       return { source: method.source, id: method.id, brand: method.brand, last_four: method.last_four };

@@ -1,0 +1,33 @@
+/**
+ * The arithmetic of evaluation results, shared by the evaluate stage and `trace compare`: an environment's score from
+ * its finished episodes, pass counts summed over domains, and the pass rate.
+ */
+import type { PassCount } from "../run/evaluation-results.js";
+import type { EpisodeRecord } from "../store/trajectory-store.js";
+
+/** Passed / total finished episodes and their mean reward. */
+export interface EvaluationScore {
+  passed: number;
+  total: number;
+  meanReward: number;
+}
+
+/** The score of finished episodes on the given tasks: an episode passes when it succeeded; a missing reward counts 0. */
+export function scoreEpisodes(episodes: readonly Pick<EpisodeRecord, "taskId" | "success" | "reward">[], taskIds: ReadonlySet<string>): EvaluationScore {
+  const counted = episodes.filter((episode) => taskIds.has(episode.taskId));
+  return {
+    passed: counted.filter((episode) => episode.success === true).length,
+    total: counted.length,
+    meanReward: counted.length === 0 ? 0 : counted.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / counted.length,
+  };
+}
+
+/** Solved and attempted episodes added up (τ² Appendix C's overall: solved / tasks over every domain). */
+export function sumPassCounts(counts: readonly PassCount[]): PassCount {
+  return { passed: counts.reduce((sum, count) => sum + count.passed, 0), total: counts.reduce((sum, count) => sum + count.total, 0) };
+}
+
+/** passed / total; 0 when nothing was attempted. */
+export function passRate(count: PassCount): number {
+  return count.total === 0 ? 0 : count.passed / count.total;
+}

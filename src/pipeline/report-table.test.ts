@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { formatReport } from "./report-table.js";
+
+test("the evaluation table: pass rates per domain and overall, adapter gains, routing shares", () => {
+  const report = formatReport("run", {
+    domains: [
+      { domain: "airline", base: { passed: 1, total: 4 }, trace: { passed: 3, total: 4 } },
+      { domain: "retail", base: { passed: 0, total: 0 }, trace: { passed: 0, total: 0 } },
+    ],
+    overall: { base: { passed: 1, total: 4 }, trace: { passed: 3, total: 4 } },
+    capabilities: [
+      { capability: "tool_calling_precision", seeds: [1000, 1001], before: 0.25, after: 0.5 },
+      { capability: "multi_step_completion", seeds: [1000], before: 0.5, after: 0.375 },
+    ],
+    routing: [
+      { option: "tool_calling_precision", label: "A", tasks: 1 },
+      { option: "base (none of these)", label: "B", tasks: 3 },
+    ],
+  });
+  const rows = report.split("\n");
+  assert.equal(rows[0], "# run: TRACE report");
+  assert.ok(rows.includes("| airline | 25.0% (1/4) | 75.0% (3/4) |"));
+  assert.ok(rows.includes("| retail | - | - |"), "a domain without episodes has no rate");
+  assert.ok(rows.includes("| overall (solved / tasks) | 25.0% (1/4) | 75.0% (3/4) |"));
+  assert.ok(rows.includes("| tool_calling_precision | 2 | 0.250 | 0.500 | +0.250 |"));
+  assert.ok(rows.includes("| multi_step_completion | 1 | 0.500 | 0.375 | -0.125 |"));
+  assert.ok(rows.includes("| tool_calling_precision | A | 1 | 25.0% |"));
+  assert.ok(rows.includes("| base (none of these) | B | 3 | 75.0% |"));
+});
+
+test("a run without adapters or routed tasks says so instead of dividing by zero", () => {
+  const report = formatReport("empty", { domains: [], overall: { base: { passed: 0, total: 0 }, trace: { passed: 0, total: 0 } }, capabilities: [], routing: [{ option: "base (none of these)", label: "A", tasks: 0 }] });
+  assert.ok(report.includes("| (no adapters) | | | | |"));
+  assert.ok(report.includes("| base (none of these) | A | 0 | - |"));
+  assert.ok(report.includes("| overall (solved / tasks) | - | - |"));
+});

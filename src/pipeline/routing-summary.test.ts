@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { routingAccuracy, routingDistribution } from "./routing-summary.js";
+
+test("routing accuracy is the share of judged tasks sent to an environment of their own family", () => {
+  const accuracy = routingAccuracy([
+    { taskFamily: "orders", chosenFamily: "orders" },
+    { taskFamily: "orders", chosenFamily: "refunds" },
+    { taskFamily: "refunds", chosenFamily: undefined },
+    { taskFamily: "refunds", chosenFamily: "refunds" },
+  ]);
+  assert.deepEqual(accuracy && { tasks: accuracy.tasks, correct: accuracy.correct, accuracy: accuracy.accuracy }, { tasks: 4, correct: 2, accuracy: 0.5 });
+  assert.equal(routingAccuracy([]), undefined, "no family known: no accuracy rather than 0/0");
+});
+
+test("the routing distribution counts each option's tasks by label, in the options' order, the base option named", () => {
+  const options = [
+    { label: "A", capability: "tool_calling_precision" },
+    { label: "B", capability: null },
+    { label: "C", capability: "multi_step_completion" },
+  ];
+  const decisions = ["A", "B", "A", "B", "B"].map((label) => ({ label }));
+  assert.deepEqual(routingDistribution({ options, decisions }), [
+    { option: "tool_calling_precision", label: "A", tasks: 2 },
+    { option: "base (none of these)", label: "B", tasks: 3 },
+    { option: "multi_step_completion", label: "C", tasks: 0 },
+  ]);
+});
