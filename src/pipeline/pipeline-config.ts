@@ -258,8 +258,10 @@ export const pipelineConfigSchema = z.strictObject({
       checkpointEvery: positiveInteger.default(5),
       /** Training seeds are 0 … seeds − 1 of each capability environment. */
       seeds: positiveInteger.default(100),
+      /** GRPO's sampled episodes kept in the run's store (training episodes, for `trace dashboard` and `trace export --training`): every iteration's, none, or the last N iterations'. */
+      keepRollouts: z.union([z.enum(["all", "none"]), positiveInteger]).default("all"),
     })
-    .default({ iterations: 40, groups: 8, samples: 8, learningRate: 1e-5, rank: 16, temperature: 1, concurrency: 8, checkpointEvery: 5, seeds: 100 }),
+    .default({ iterations: 40, groups: 8, samples: 8, learningRate: 1e-5, rank: 16, temperature: 1, concurrency: 8, checkpointEvery: 5, seeds: 100, keepRollouts: "all" }),
   routing: z
     .strictObject({
       /** `model`: the base model scores one-token labels (the paper's router); `retrieval`: nearest synthetic-environment requests (for models too small to classify). */

@@ -69,6 +69,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         ...grpoSettings(training),
         adaptersDirectory: run.adaptersDirectory,
         store,
+        rolloutRetention: training.keepRollouts,
         iterations: training.iterations,
         onIteration: (metrics) => {
           seconds += metrics.seconds;

@@ -3,3 +3,4 @@ export * from "./trajectory-store.js";
 export * from "./jsonl-export.js";
 export { MIGRATIONS, SCHEMA_VERSION } from "./schema.js";
 export type { TurnTokens } from "./token-codec.js";
+export * from "./training-episodes.js";

@@ -1,21 +1,23 @@
 /**
  * GRPO per capability (DESIGN.md step 4): per iteration G seeds × K rollouts of the current adapter through the agent
  * loop, group advantages (groups without reward variance dropped), token-in / token-out sequences, one PPO
- * forward-backward and AdamW step, an adapter sync, metrics, and checkpoints that a later call resumes from.
+ * forward-backward and AdamW step, an adapter sync, metrics, the sampled groups in the store (training episodes, kept
+ * per `rolloutRetention`), and checkpoints that a later call resumes from.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { ChatClient } from "../models/chat-client.js";
 import { createConcurrencyLimit } from "../models/concurrency-limit.js";
-import { runEpisode } from "../rollout/agent-loop.js";
+import { runEpisode, type EpisodeResult } from "../rollout/agent-loop.js";
 import type { Message } from "../spec/message.js";
 import { createAdapterSync } from "./adapter-sync.js";
 import { batchDatums } from "./grpo-data.js";
-import { filterGroups } from "./grpo-data.js";
+import { filterGroups, type KeptGroup } from "./grpo-data.js";
 import { readCheckpoint, writeCheckpoint, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 import { recordIterationMetrics, truncateMetricsFile } from "./grpo-metrics-log.js";
 import { planIteration } from "./grpo-schedule.js";
-import type { GrpoIterationMetrics, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
+import type { GrpoIterationMetrics, RolloutRetention, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
+import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { buildTrainingSequences, type TrainingSequence } from "./grpo-data.js";
 import { positiveInteger } from "../rollout/positive-integer.js";
 
@@ -28,6 +30,37 @@ function meanAndStd(values: readonly number[]): { mean: number; std: number } {
   if (values.length === 0) return { mean: 0, std: 0 };
   const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
   return { mean, std: Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length) };
+}
+
+interface SampledEpisode {
+  reward: number;
+  messages: readonly Message[];
+  result: EpisodeResult;
+}
+
+/** Stores an iteration's sampled groups as training episodes, then drops the iterations retention no longer keeps. */
+function storeSampledGroups(
+  store: TrajectoryStore,
+  sampled: { adapter: string; capability: string; iteration: number; episodes: SampledEpisode[][]; kept: readonly KeptGroup[]; samplerModel: string; retention: RolloutRetention },
+): void {
+  const advantages = new Map(sampled.kept.map((group) => [group.group, group.advantages]));
+  store.training.record(
+    sampled.episodes.flatMap((group, groupIndex) =>
+      group.map(({ result }, member) => ({
+        adapter: sampled.adapter,
+        capability: sampled.capability,
+        iteration: sampled.iteration,
+        group: groupIndex,
+        member,
+        trajectory: result.trajectory,
+        kept: advantages.has(groupIndex),
+        advantage: advantages.get(groupIndex)?.[member] ?? null,
+        ...(result.error === undefined ? {} : { error: result.error }),
+        metadata: { samplerModel: sampled.samplerModel, steps: result.steps, errors: result.errors, durationMs: Math.round(result.durationMs), policyUsage: result.policyUsage },
+      })),
+    ),
+  );
+  if (typeof sampled.retention === "number") store.training.deleteBefore(sampled.adapter, sampled.iteration - sampled.retention + 1);
 }
 
 /** Runs (or resumes) GRPO up to `iterations` in all; see the module comment and `RunGrpoOptions`. */
@@ -57,6 +90,10 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
     await trainer.createAdapter({ ...options.adapterConfig, name: adapter });
   }
   truncateMetricsFile(metricsFile, resumedFrom);
+  const retention = options.rolloutRetention ?? "all";
+  if (typeof retention === "number") positiveInteger("rolloutRetention", retention);
+  // The iterations a resume redoes are sampled again; their stored episodes go, as their metrics lines do.
+  store?.training.deleteAfter(adapter, resumedFrom);
 
   const sync = options.sync ?? createAdapterSync({ trainer, adapter, probe: { chat: options.sampler } });
   let synced = await sync.sync(resumedFrom);
@@ -71,7 +108,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       planned.map(({ task, seeds }) =>
         Promise.all(
           seeds.map((seed, trial) =>
-            limit.run(async (): Promise<{ reward: number; messages: readonly Message[] }> => {
+            limit.run(async (): Promise<SampledEpisode> => {
               const result = await runEpisode({
                 environment,
                 task,
@@ -82,7 +119,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
                 ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
               });
               if (result.error !== undefined) erroredEpisodes += 1;
-              return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages };
+              return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages, result };
             }),
           ),
         ),
@@ -95,6 +132,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       episodes.map((group) => group.map((episode) => episode.reward)),
       options.advantageEpsilon,
     );
+    if (store !== undefined && retention !== "none") storeSampledGroups(store, { adapter, capability, iteration, episodes, kept, samplerModel: synced.model, retention });
     const sequences: TrainingSequence[] = kept.flatMap(({ group, advantages }) => episodes[group]!.flatMap((episode, member) => buildTrainingSequences(episode.messages, advantages[member]!)));
     const batch = batchDatums(sequences, normalization);
     const { mean, std } = meanAndStd(rewards);
