@@ -3,7 +3,7 @@
  * its own layer or lower ones (tests excepted), and no module-level import cycle exists (tests included).
  *   spec → envs, models (envs, models, store, worker, prompts) → rollout → method (analysis, synthesis, training,
  *   routing, baselines) → run (run, pipeline, compare, serving) → cli (cli, bench, dashboard)
- * `trace dashboard` (src/dashboard/) sits at the cli level: it reads every layer, and only src/cli/ imports it.
+ * `trace dashboard` (src/dashboard/) sits at the cli level: it reads every layer, and only the cli level (cli, bench) imports it.
  * Test support (`src/testing/`: fake servers, hostile modules, fixtures) may import anything and only tests import it.
  */
 const layers = [
@@ -28,8 +28,8 @@ module.exports = {
     {
       name: "dashboard-for-cli-only",
       severity: "error",
-      comment: "src/dashboard/ is a top-level consumer: only the CLI (and tests) import it",
-      from: { path: "^src/", pathNot: ["\\.test\\.ts$", "^src/(cli|dashboard|testing)/"] },
+      comment: "src/dashboard/ is a top-level consumer: only the CLI (cli, bench) and tests import it",
+      from: { path: "^src/", pathNot: ["\\.test\\.ts$", "^src/(cli|bench|dashboard|testing)/"] },
       to: { path: "^src/dashboard/" },
     },
     { name: "no-circular", severity: "error", comment: "module-level import cycles", from: {}, to: { circular: true } },
