@@ -42,7 +42,7 @@ function median(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function time(action: () => Promise<unknown> | unknown): Promise<number> {
+async function time(action: () => unknown): Promise<number> {
   const times: number[] = [];
   for (let repetition = 0; repetition < repetitions; repetition += 1) {
     const started = performance.now();
