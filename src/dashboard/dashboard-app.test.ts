@@ -83,6 +83,19 @@ test("training: the complete metrics lines as curves; the line still being writt
   assert.deepEqual(adapter!.problems, []);
 });
 
+test("environments: a hand-written τ² environment shows its module's source", async () => {
+  const root = path.join(scratch, "hand-written-run");
+  const run = openRunDirectory(root);
+  run.create();
+  writeFileSync(run.configFile, "{}");
+  run.writeEnvironmentIndex({ environments: [{ capability: "correct_write_arguments", description: "writes right", module: "tool_calling_precision", source: "hand-written", validation: [{ seed: 0, reward: 1 }] }], skipped: [{ capability: "other", reason: "no environment configured" }] });
+  const local = createDashboardApp(dashboardRuns([root]));
+  const body = (await (await local.fetch(new Request("http://dashboard/api/runs/0/environments"))).json()) as { environments: { source: string | null; histogram: unknown }[]; skipped: unknown[] };
+  assert.match(body.environments[0]!.source ?? "", /capability: "tool_calling_precision"/);
+  assert.equal(body.environments[0]!.histogram, null, "no calibration for a hand-written environment");
+  assert.equal(body.skipped.length, 1);
+});
+
 test("views not reached yet say so; bad runs and bad queries answer one-line errors and the app keeps answering", async () => {
   for (const view of ["environments", "routing", "comparison"]) assert.equal(((await get(`/api/runs/0/${view}`)).body.notices as string[]).length > 0, true, view);
   const missing = await get("/api/runs/1/rollouts");

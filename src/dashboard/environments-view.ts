@@ -10,6 +10,7 @@ import type { CapabilityEnvironmentEntry, SkippedCapability } from "../run/envir
 import type { RunDirectory } from "../run/run-directory.js";
 import type { TrainingEpisodeSummary } from "../store/training-episodes.js";
 import { ENVIRONMENT_REPORT_FILE } from "../synthesis/generation/environment-directory.js";
+import { handWrittenModuleSource } from "../synthesis/generation/generation-context.js";
 import { rewardHistogramSpec } from "./chart-specs.js";
 import { checkRunDirectory, withExistingStore } from "./dashboard-run.js";
 
@@ -21,7 +22,7 @@ export interface GateResult {
 
 export interface EnvironmentCard {
   entry: CapabilityEnvironmentEntry;
-  /** The generated module's code; null for a hand-written environment. */
+  /** The module's code: the generated module, or a hand-written τ² module's source file; null when not found. */
   source: string | null;
   /** Gates of the kept attempt (generated environments). */
   gates: GateResult[];
@@ -81,7 +82,7 @@ export function readEnvironmentsView(run: RunDirectory): EnvironmentsView {
     const sampled = withExistingStore(run.storeFile, [] as TrainingEpisodeSummary[], (store) => store.training.page({ adapter: entry.capability, limit: 500 }).episodes);
     return {
       entry,
-      source: moduleFile !== null && existsSync(moduleFile) ? readFileSync(moduleFile, "utf8") : null,
+      source: moduleFile !== null ? (existsSync(moduleFile) ? readFileSync(moduleFile, "utf8") : null) : (handWrittenModuleSource(entry.module)?.text ?? null),
       ...report,
       histogram: report.calibrationRewards.length === 0 ? null : rewardHistogramSpec(report.calibrationRewards),
       solved: sampled.filter((episode) => episode.success === true).slice(0, EXAMPLES),
