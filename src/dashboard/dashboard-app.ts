@@ -14,7 +14,7 @@ import type { DashboardRun } from "./dashboard-run.js";
 import { readEnvironmentsView } from "./environments-view.js";
 import { pageHtml } from "./page-html.js";
 import { episodeQuerySchema, readEpisode, readRolloutsView, rolloutsQuerySchema } from "./rollouts-view.js";
-import { readRoutingView } from "./routing-view.js";
+import { readEvaluationResults, readRoutingView } from "./routing-view.js";
 import { readStagesView } from "./stages-view.js";
 import { staticAssetFiles } from "./static-assets.js";
 import { readTrainingView } from "./training-view.js";
@@ -61,8 +61,7 @@ function describe(error: unknown): string {
 function listRun(run: DashboardRun): RunListing {
   try {
     const stages = readStagesView(run);
-    const routing = readRoutingView(run.run);
-    const overall = routing.results?.overall;
+    const overall = readEvaluationResults(run.run)?.overall;
     return {
       id: run.id,
       label: run.label,

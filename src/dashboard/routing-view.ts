@@ -48,13 +48,18 @@ function meanRewards(episodes: readonly { taskId: string; reward: number | null 
   return new Map([...sums].map(([task, sum]) => [task, sum.total / sum.count]));
 }
 
+/** `eval/results.json`, or null before the evaluate stage. */
+export function readEvaluationResults(run: RunDirectory): EvaluationResults | null {
+  return existsSync(run.evaluationResultsFile) ? readJsonArtifact(run.evaluationResultsFile, evaluationResultsSchema) : null;
+}
+
 /** Reads routing, results and the evaluation episodes. */
 export function readRoutingView(run: RunDirectory): RoutingView {
   checkRunDirectory(run);
   const notices: string[] = [];
   const routing = existsSync(run.routingFile) ? run.readRoutingFile() : null;
   if (routing === null) notices.push("no routing yet (eval/routing.json is written by the route stage)");
-  const results = existsSync(run.evaluationResultsFile) ? readJsonArtifact(run.evaluationResultsFile, evaluationResultsSchema) : null;
+  const results = readEvaluationResults(run);
   if (results === null) notices.push("no evaluation yet (eval/results.json is written by the evaluate stage)");
   const routes = (routing?.options ?? []).map((option) => ({
     option: option.capability ?? "base (none of these)",
