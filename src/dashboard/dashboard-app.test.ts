@@ -58,6 +58,8 @@ test("stages: the finished stage with its marker, and the ones still missing nam
 test("rollouts: filters, a page, token counts; training episodes by adapter and iteration; one episode in full", async () => {
   const solved = await get("/api/runs/0/rollouts?success=false&limit=1&offset=1");
   assert.deepEqual([solved.body.total, (solved.body.episodes as { taskId: string; completionTokens: number }[]).map((row) => [row.taskId, row.completionTokens])], [2, [["t2", 9]]]);
+  assert.equal((await get("/api/runs/0/rollouts?status=failed")).body.total, 0);
+  assert.equal((await get("/api/runs/0/rollouts?status=finished&environment=shop")).body.total, 4);
   const training = await get("/api/runs/0/rollouts?source=training&adapter=lookup&iteration=1");
   assert.deepEqual((training.body.episodes as { member: number; reward: number; advantage: number }[]).map((row) => [row.member, row.reward, row.advantage]), [[0, 0, -0.5], [1, 1, 0.5]]);
   assert.deepEqual(training.body.adapters, [{ adapter: "lookup", iterations: [1] }]);

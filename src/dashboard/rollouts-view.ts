@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { RunDirectory } from "../run/run-directory.js";
-import type { EpisodeRecord, EpisodeSummary } from "../store/trajectory-store.js";
+import { EPISODE_STATUSES, type EpisodeRecord, type EpisodeSummary } from "../store/trajectory-store.js";
 import type { TrainingEpisodeRecord, TrainingEpisodeSummary } from "../store/training-episodes.js";
 import { checkRunDirectory, withExistingStore } from "./dashboard-run.js";
 import { DashboardQueryError } from "./dashboard-query-error.js";
@@ -20,6 +20,7 @@ const optionalInteger = z.string().regex(/^\d+$/, "expected a non-negative integ
 export const rolloutsQuerySchema = z.object({
   source: z.enum(EPISODE_SOURCES).default("rollouts"),
   environment: optionalText,
+  status: z.enum(["", ...EPISODE_STATUSES]).optional().transform((text) => (text === undefined || text === "" ? undefined : text)),
   termination: optionalText,
   success: z.enum(["", "true", "false"]).optional().transform((text) => (text === undefined || text === "" ? undefined : text === "true")),
   task: optionalText,
@@ -92,6 +93,7 @@ export function readRolloutsView(run: RunDirectory, query: RolloutsQuery): Rollo
     }
     const page = store.pageEpisodes({
       ...(query.environment === undefined ? {} : { environment: query.environment }),
+      ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.termination === undefined ? {} : { termination: query.termination }),
       ...(query.success === undefined ? {} : { success: query.success }),
       ...(query.task === undefined ? {} : { task: query.task }),

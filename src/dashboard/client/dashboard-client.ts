@@ -132,6 +132,7 @@ function renderRollouts(data: Json, current: Route): string {
     ? [select("adapter", (data.adapters as Json[]).map((row) => row.adapter as string), params.get("adapter")), select("iteration", ((adapter?.iterations ?? []) as number[]).map(String), params.get("iteration"))]
     : [
         select("environment", data.environments, params.get("environment")),
+        select("status", ["finished", "failed", "running", "pending"], params.get("status")),
         select("termination", data.terminations, params.get("termination")),
         select("success", ["true", "false"], params.get("success"), { true: "solved", false: "not solved" }),
         `<input name="task" data-filter="task" placeholder="task id contains" value="${escape(params.get("task") ?? "")}">`,
