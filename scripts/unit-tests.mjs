@@ -5,7 +5,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
-const heavy = /startWorker\(|createTinyCheckpoint\(|runningWorker\(|bin\/trace\.js|"bin", "trace\.js"|trace_worker|runPipeline\(|createPipelineContext\(|runCompare\(/;
+// `ticketing-run-fixture` runs `trace run`; `puppeteer-core` drives a real browser (the dashboard's browser tests).
+const heavy = /startWorker\(|createTinyCheckpoint\(|runningWorker\(|bin\/trace\.js|"bin", "trace\.js"|trace_worker|runPipeline\(|createPipelineContext\(|runCompare\(|ticketing-run-fixture|puppeteer-core/;
 const files = readdirSync("src", { recursive: true })
   .map(String)
   .filter((file) => file.endsWith(".test.ts"))

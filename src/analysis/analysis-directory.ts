@@ -46,7 +46,7 @@ export const capabilitySelectionSchema: z.ZodType<CapabilitySelection> = capabil
 
 const runScoreSchema = z.object({ attempt: z.number(), cov: z.number(), delta: z.number(), er_minus: z.number(), er_plus: z.number(), passed: z.boolean() });
 
-const scoresFileSchema = z.looseObject({
+export const scoresFileSchema = z.looseObject({
   thresholds: z.object({ coverage: z.number(), gap: z.number(), minRuns: z.number().int() }),
   runs: z.number().int(),
   run_files: z.array(z.string()),

@@ -203,12 +203,15 @@ describe("other commands", () => {
     assert.ok(!existsSync(out));
   });
 
-  test("trace export: --out under a file; trace model init-tiny onto a file; trace serve --port above 65535", async () => {
+  test("trace export: --out under a file, neither --env nor --training, an adapter without training episodes; trace model init-tiny onto a file; trace serve and trace dashboard --port above 65535", async () => {
     const run = path.join(scratch, "exported-run");
     assert.equal((await trace(["import", airlineResults(), "--env", "tau2-airline", "--run-dir", run])).code, 0);
     await refused(["export", run, "--env", "tau2-airline", "--format", "jsonl", "--out", path.join(aFile, "x.jsonl")], /--out .*cannot be written/);
     await refused(["model", "init-tiny", aFile], new RegExp(`checkpoint directory ${escaped(aFile)}: is a file, not a directory`));
     await refused(["serve", run, "--port", "70000"], /--port must be an integer ≤ 65535, got "70000"/);
+    await refused(["export", run, "--format", "jsonl", "--out", path.join(scratch, "x.jsonl")], /export needs --env ENV \(the run's episodes\) or --training ADAPTER/);
+    await refused(["export", run, "--training", "nobody", "--format", "jsonl", "--out", path.join(scratch, "x.jsonl")], /has no training episodes of adapter "nobody" \(adapters with training episodes: none\)/);
+    await refused(["dashboard", run, "--port", "70000"], /--port must be an integer ≤ 65535, got "70000"/);
   });
 
   test("a file-system error no check caught is still one line naming the path", { skip: !existsSync("/proc/self") && "needs /proc" }, async () => {

@@ -6,6 +6,7 @@ import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerRunCommand } from "./run-command.js";
 import { registerServeCommand } from "./serve-command.js";
+import { registerDashboardCommand } from "./dashboard-command.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
@@ -32,6 +33,7 @@ function createProgram(): Command {
   registerCompareCommand(program);
   registerSynthesisCommands(program);
   registerServeCommand(program);
+  registerDashboardCommand(program);
   return program;
 }
 

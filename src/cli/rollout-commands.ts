@@ -12,7 +12,7 @@ import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { buildRunReport, type ErrorGroup } from "../rollout/run-report.js";
 import { exportTau2Results, importTau2Results, storedTau2Tasks } from "../envs/tau2/results-exchange.js";
-import { exportJsonl } from "../store/jsonl-export.js";
+import { exportJsonl, exportTrainingJsonl } from "../store/jsonl-export.js";
 import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
@@ -242,27 +242,49 @@ function exportTasks(store: TrajectoryStore, options: { runDir: string; env: str
   return { tasks: [...(source?.tasks.values() ?? [])].filter((task) => wanted.has(task.id)), policy: source?.policy ?? "" };
 }
 
+/** `trace export --training ADAPTER`: GRPO's stored training episodes of one adapter as JSON Lines. */
+function exportTrainingEpisodes(runDir: string, options: { adapter: string; format: string; out: string; env?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
+  if (options.format !== "jsonl") throw new UsageError(`training episodes export as jsonl only (not ${options.format})`);
+  if (options.env !== undefined) throw new UsageError("pass --env or --training, not both");
+  const file = storeFile(runDir);
+  if (!existsSync(file)) throw new UsageError(`${runDir} has no store.sqlite (not a run directory)`);
+  checkOutputFilePath(options.out, "--out");
+  const exported = withStore(file, (store) => {
+    if (store.training.page({ adapter: options.adapter, limit: 0 }).total === 0) {
+      const held = [...new Set(store.training.iterations().map((row) => row.adapter))];
+      throw new UsageError(`${runDir} has no training episodes of adapter ${JSON.stringify(options.adapter)} (adapters with training episodes: ${held.join(", ") || "none"})`);
+    }
+    return exportTrainingJsonl(store, options.out, { adapter: options.adapter });
+  });
+  write(`${options.adapter}: exported ${exported} training episodes as jsonl to ${options.out}`);
+  if (options.json === true) write(JSON.stringify({ exported }));
+  return { exported };
+}
+
 /** `trace export`: a run directory's episodes as a τ²-bench results file or JSON Lines. */
-export function runExportCommand(runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
+export function runExportCommand(runDir: string, options: { env?: string; training?: string; format: string; out: string; dataDir?: string; json?: boolean }, write: (line: string) => void): { exported: number } {
   if (options.format !== "tau2" && options.format !== "jsonl") throw new UsageError(`unknown export format ${JSON.stringify(options.format)} (expected tau2 or jsonl)`);
+  if (options.training !== undefined) return exportTrainingEpisodes(runDir, { ...options, adapter: options.training }, write);
+  if (options.env === undefined) throw new UsageError("export needs --env ENV (the run's episodes) or --training ADAPTER (GRPO's training episodes)");
+  const env = options.env;
   // A τ²-bench results file is τ²'s; JSON Lines takes any environment the store holds (e.g. a user's own target).
-  const domain = options.format === "tau2" ? domainOf(options.env) : undefined;
+  const domain = options.format === "tau2" ? domainOf(env) : undefined;
   const file = storeFile(runDir);
   if (!existsSync(file)) throw new UsageError(`${runDir} has no store.sqlite (not a run directory)`);
   checkOutputFilePath(options.out, "--out");
   let exported: number;
   if (domain === undefined) {
     exported = withStore(file, (store) => {
-      if (store.listEpisodes({ environment: options.env }).length === 0) {
+      if (store.listEpisodes({ environment: env }).length === 0) {
         const held = [...new Set(store.listEpisodes().map((record) => record.environment))];
-        throw new UsageError(`${runDir} has no episodes of ${JSON.stringify(options.env)} (environments: ${held.join(", ") || "none"})`);
+        throw new UsageError(`${runDir} has no episodes of ${JSON.stringify(env)} (environments: ${held.join(", ") || "none"})`);
       }
-      return exportJsonl(store, options.out, { environment: options.env });
+      return exportJsonl(store, options.out, { environment: env });
     });
   } else {
-    const config = readRunManifest(runDir, options.env, domain);
+    const config = readRunManifest(runDir, env, domain);
     exported = withStore(file, (store) => {
-      const { tasks, policy } = exportTasks(store, { runDir, env: options.env, domain, config, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
+      const { tasks, policy } = exportTasks(store, { runDir, env: env, domain, config, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
       const info = tau2RunInfo({
         domain,
         policy,
@@ -273,10 +295,10 @@ export function runExportCommand(runDir: string, options: { env: string; format:
         numTrials: config.trials ?? 1,
         seed: config.seed ?? null,
       });
-      return exportTau2Results(store, { environment: options.env, file: options.out, info, tasks });
+      return exportTau2Results(store, { environment: env, file: options.out, info, tasks });
     });
   }
-  write(`${options.env}: exported ${exported} episodes as ${options.format} to ${options.out}`);
+  write(`${env}: exported ${exported} episodes as ${options.format} to ${options.out}`);
   if (options.json) write(JSON.stringify({ exported }));
   return { exported };
 }
@@ -326,12 +348,13 @@ export function registerRolloutCommands(program: Command): void {
       runImportCommand(results, options, write);
     });
   addRunDirectoryArgument(program.command("export").description("export a run directory's finished episodes (tau2) or all episodes (jsonl)"))
-    .requiredOption("--env <env>", "tau2-airline or tau2-retail; with jsonl, any environment the run holds")
+    .option("--env <env>", "tau2-airline or tau2-retail; with jsonl, any environment the run holds")
+    .option("--training <adapter>", "instead of --env: GRPO's training episodes of this adapter (jsonl; training.keepRollouts says which iterations are kept)")
     .requiredOption("--format <format>", "tau2 or jsonl")
     .requiredOption("--out <file>", "output file")
     .option("--data-dir <dir>", "domain directory for the tasks and policy embedded in a tau2 file (default: the one config.json names, else the tasks kept by trace import)")
     .option("--json", "end with one JSON line {exported}")
-    .action((runDir: string, options: { env: string; format: string; out: string; dataDir?: string; json?: boolean }) => {
+    .action((runDir: string, options: { env?: string; training?: string; format: string; out: string; dataDir?: string; json?: boolean }) => {
       runExportCommand(runDir, options, write);
     });
 }

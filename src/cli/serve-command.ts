@@ -137,7 +137,7 @@ async function serveUntilStopped(runDirectory: string, options: { port: number; 
 const MAXIMUM_PORT = 65_535;
 
 /** `--port`: an integer in [0, 65535] (checked before the run's worker is started), or a UsageError. */
-function portOption(text: string): number {
+export function portOption(text: string): number {
   const port = integerOption("--port", text, 0);
   if (port > MAXIMUM_PORT) throw new UsageError(`--port must be an integer ≤ ${MAXIMUM_PORT}, got ${JSON.stringify(text)}`);
   return port;

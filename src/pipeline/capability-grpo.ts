@@ -63,6 +63,8 @@ export interface RunContextGrpoOptions {
   /** [0] */
   baseSeed?: number;
   store?: TrajectoryStore;
+  /** Which iterations' sampled episodes the store keeps (`training.keepRollouts` by default). */
+  rolloutRetention?: RunGrpoOptions["rolloutRetention"];
   onIteration?: (metrics: GrpoIterationMetrics) => void;
   signal?: AbortSignal;
 }
@@ -94,6 +96,7 @@ export async function runContextGrpo(options: RunContextGrpoOptions): Promise<Ru
     iterations: options.iterations,
     baseSeed: options.baseSeed,
     store: options.store,
+    rolloutRetention: options.rolloutRetention ?? training.keepRollouts,
     onIteration: options.onIteration,
     signal: options.signal,
   });

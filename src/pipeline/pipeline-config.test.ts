@@ -19,6 +19,14 @@ test("defaults are applied and paths resolved", () => {
   assert.equal(config.training.iterations, 40);
   assert.equal(config.training.learningRate, 1e-5);
   assert.equal(config.analysis.labeler, "reference");
+  assert.equal(config.training.keepRollouts, "all");
+});
+
+test("training.keepRollouts: all, none or a positive number of iterations", () => {
+  const keep = (value: unknown) => parsePipelineConfig({ ...minimal, training: { keepRollouts: value } }, "c.json").training.keepRollouts;
+  assert.equal(keep("none"), "none");
+  assert.equal(keep(3), 3);
+  for (const bad of [0, 1.5, "some"]) assert.throws(() => keep(bad), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("training.keepRollouts:")), String(bad));
 });
 
 test("training: K = 16 rollouts per group and the reference trainer's mechanisms by default, the same with or without the section", () => {

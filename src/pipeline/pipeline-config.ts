@@ -275,6 +275,8 @@ const pipelineConfigSchema = z.strictObject({
       checkpointEvery: positiveInteger.default(5),
       /** Training seeds are 0 … seeds − 1 of each capability environment. */
       seeds: positiveInteger.default(100),
+      /** GRPO's sampled episodes kept in the run's store (training episodes, for `trace dashboard` and `trace export --training`): every iteration's, none, or the last N iterations'. */
+      keepRollouts: z.union([z.enum(["all", "none"]), positiveInteger]).default("all"),
       /** The reference trainer's mechanisms (`hints`, `dynamicSampling`, `dropInformationTurns`, `toolResultTruncation`), for every GRPO-based method alike. */
       ...grpoMechanismsSchema.shape,
     })

@@ -25,6 +25,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         adapter: entry.capability,
         adaptersDirectory: run.adaptersDirectory,
         store,
+        rolloutRetention: training.keepRollouts,
         iterations: training.iterations,
         onIteration: (metrics) => {
           seconds += metrics.seconds;

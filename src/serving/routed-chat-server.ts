@@ -2,13 +2,11 @@
  * An OpenAI-compatible `/v1/chat/completions` server for a routed agent: each conversation is routed once on its first
  * user message, and every request is forwarded upstream as sent with only `model` replaced by the chosen adapter.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { z } from "zod";
+import { listenApp } from "./listen-app.js";
 import { createConversationRoutes, firstUserMessage, type RouteChoice } from "./conversation-routes.js";
 import { chatCompletionBodySchema, completionChunks, serverSentEvents } from "./sse-completion.js";
 
@@ -188,29 +186,7 @@ export function createRoutedChatServer(options: RoutedChatServerOptions): Routed
   };
 }
 
-/** Host as it goes in a URL (IPv6 literals in brackets). */
-function urlHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
-}
-
 async function listen(app: Hono, port: number, host: string): Promise<ListeningChatServer> {
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false }) as Server;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = (server.address() as AddressInfo).port;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${urlHost(host)}:${bound}/v1`,
-    port: bound,
-    close: () =>
-      (closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      })),
-  };
+  const listening = await listenApp(app, port, host);
+  return { url: `${listening.origin}/v1`, port: listening.port, close: () => listening.close() };
 }

@@ -60,6 +60,34 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: "training episodes: GRPO's sampled groups, tagged with adapter, iteration and group",
+    sql: `
+      CREATE TABLE training_episodes (
+        adapter TEXT NOT NULL,
+        iteration INTEGER NOT NULL CHECK (iteration >= 1),
+        group_index INTEGER NOT NULL CHECK (group_index >= 0),
+        member INTEGER NOT NULL CHECK (member >= 0),
+        capability TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        seed INTEGER,
+        kept INTEGER NOT NULL CHECK (kept IN (0, 1)),  -- the group had reward variance and was trained on
+        advantage REAL,                                 -- the member's group advantage (null in a dropped group)
+        termination TEXT,
+        reward REAL,
+        success INTEGER CHECK (success IN (0, 1)),
+        reward_info TEXT,
+        messages TEXT,
+        tokens BLOB,
+        error TEXT,
+        metadata TEXT,
+        recorded_at TEXT NOT NULL,
+        PRIMARY KEY (adapter, iteration, group_index, member)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));

@@ -47,7 +47,7 @@ test("creates a WAL store with a schema version, and accepts a directory", () =>
   store.close();
   const db = new Database(file, { readonly: true });
   assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
-  assert.deepEqual(db.prepare("SELECT version FROM schema_version").all(), [{ version: SCHEMA_VERSION }]);
+  assert.deepEqual(db.prepare("SELECT version FROM schema_version ORDER BY version").all(), Array.from({ length: SCHEMA_VERSION }, (_, index) => ({ version: index + 1 })));
   db.close();
   const again = openTrajectoryStore(path.dirname(file));
   assert.equal(again.file, file);
@@ -237,3 +237,24 @@ for (const death of ["exit", "kill"] as const) {
     store.close();
   });
 }
+
+test("pageEpisodes lists summaries (token counts from the runner's usage, an error's first line) with filters, a page and facets", () => {
+  const store = openTrajectoryStore(freshFile());
+  for (const [index, reward] of [1, 0, 1, 0.5].entries()) {
+    store.finishEpisode(key(`task-${index}`), { ...trajectory(key(`task-${index}`), reward), termination: index === 3 ? "max_steps" : "agent_stop" }, { metadata: { policyUsage: { promptTokens: 10 * index, completionTokens: index } } });
+  }
+  store.claimEpisode({ environment: "other", taskId: "x", trial: 0 });
+  store.failEpisode({ environment: "other", taskId: "x", trial: 0 }, "refused\nat line 2");
+  const all = store.pageEpisodes();
+  assert.equal(all.total, 5);
+  assert.deepEqual(all.environments, ["other", ENV]);
+  assert.deepEqual(all.terminations, ["agent_stop", "max_steps"]);
+  assert.deepEqual(all.episodes[2], { ...key("task-2"), status: "finished", seed: 7, termination: "agent_stop", reward: 1, success: true, promptTokens: 20, completionTokens: 2, error: null, finishedAt: all.episodes[2]!.finishedAt });
+  assert.deepEqual(all.episodes[4]!.error, "refused");
+  assert.deepEqual(store.pageEpisodes({ success: true }).episodes.map((episode) => episode.taskId), ["task-0", "task-2"]);
+  assert.deepEqual(store.pageEpisodes({ termination: "max_steps" }).episodes.map((episode) => episode.taskId), ["task-3"]);
+  assert.deepEqual(store.pageEpisodes({ task: "sk-1" }).episodes.map((episode) => episode.taskId), ["task-1"]);
+  const page = store.pageEpisodes({ environment: ENV, offset: 1, limit: 2 });
+  assert.deepEqual([page.total, page.episodes.map((episode) => episode.taskId)], [4, ["task-1", "task-2"]]);
+  store.close();
+});

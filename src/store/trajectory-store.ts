@@ -11,13 +11,15 @@ import type { Message } from "../spec/message.js";
 import type { RewardInfo } from "../spec/reward.js";
 import { TERMINATION_REASONS, type TerminationReason, type Trajectory } from "../spec/trajectory.js";
 import { TrajectoryStoreError } from "./errors.js";
+import { jsonColumnParser } from "./json-column.js";
 import { migrate } from "./schema.js";
+import { TrainingEpisodes } from "./training-episodes.js";
 import { decodeTurnTokens, encodeTurnTokens, mergeTokens, splitTokens } from "./token-codec.js";
 
 export { StoreVersionError, TrajectoryStoreError } from "./errors.js";
 
 export type EpisodeStatus = "pending" | "running" | "finished" | "failed";
-const EPISODE_STATUSES: readonly EpisodeStatus[] = ["pending", "running", "finished", "failed"];
+export const EPISODE_STATUSES: readonly EpisodeStatus[] = ["pending", "running", "finished", "failed"];
 
 export type CapabilityLabel = "NA" | "PRESENT" | "LACKING";
 export const CAPABILITY_LABELS: readonly CapabilityLabel[] = ["NA", "PRESENT", "LACKING"];
@@ -69,6 +71,40 @@ export interface FinishExtras {
 export interface EpisodeFilter {
   environment?: string;
   status?: EpisodeStatus;
+}
+
+/** What `pageEpisodes` selects: the filters of `EpisodeFilter`, a termination, solved or not, a task id substring, a page. */
+export interface EpisodePageQuery extends EpisodeFilter {
+  termination?: string;
+  success?: boolean;
+  /** Task ids containing this text. */
+  task?: string;
+  offset?: number;
+  /** Page size [all]. */
+  limit?: number;
+}
+
+/** An episode without its messages, tokens and reward record: what a table of episodes lists. */
+export interface EpisodeSummary extends EpisodeKey {
+  status: EpisodeStatus;
+  seed: number | null;
+  termination: TerminationReason | null;
+  reward: number | null;
+  success: boolean | null;
+  /** The policy server's token counts (`metadata.policyUsage`), when the runner recorded them. */
+  promptTokens: number | null;
+  completionTokens: number | null;
+  /** The first line of a failed episode's error. */
+  error: string | null;
+  finishedAt: string | null;
+}
+
+/** One page of episode summaries, how many match in all, and the environments and terminations the store holds. */
+export interface EpisodePage {
+  total: number;
+  episodes: EpisodeSummary[];
+  environments: string[];
+  terminations: string[];
 }
 
 export interface StoreSummary {
@@ -142,6 +178,25 @@ interface MetricRow {
   recorded_at: string;
 }
 
+interface EpisodeSummaryRow {
+  environment: string;
+  task_id: string;
+  trial: number;
+  status: string;
+  seed: number | null;
+  termination: string | null;
+  reward: number | null;
+  success: number | null;
+  prompt_tokens: unknown;
+  completion_tokens: unknown;
+  error: string | null;
+  finished_at: string | null;
+}
+
+const PAGE_WHERE = `(@environment IS NULL OR environment = @environment) AND (@status IS NULL OR status = @status)
+  AND (@termination IS NULL OR termination = @termination) AND (@success IS NULL OR success = @success)
+  AND (@task IS NULL OR instr(task_id, @task) > 0)`;
+
 const STORE_FILE_NAME = "store.sqlite";
 
 function now(): string {
@@ -192,13 +247,26 @@ export function openTrajectoryStore(file: string): TrajectoryStore {
 
 export class TrajectoryStore {
   private readonly statements;
+  /** GRPO's training rollouts (`training_episodes`), apart from the episodes. */
+  readonly training: TrainingEpisodes;
 
   constructor(
     private readonly db: Database.Database,
     /** Absolute path of the SQLite file. */
     readonly file: string,
   ) {
+    this.training = new TrainingEpisodes(db, file);
     this.statements = {
+      pageEpisodes: db.prepare(
+        `SELECT environment, task_id, trial, status, seed, termination, reward, success,
+           json_extract(metadata, '$.policyUsage.promptTokens') AS prompt_tokens,
+           json_extract(metadata, '$.policyUsage.completionTokens') AS completion_tokens,
+           substr(error, 1, instr(error || char(10), char(10)) - 1) AS error, finished_at
+         FROM episodes WHERE ${PAGE_WHERE} ORDER BY rowid LIMIT @limit OFFSET @offset`,
+      ),
+      countEpisodes: db.prepare(`SELECT COUNT(*) AS count FROM episodes WHERE ${PAGE_WHERE}`),
+      environments: db.prepare("SELECT DISTINCT environment FROM episodes ORDER BY environment"),
+      terminations: db.prepare("SELECT DISTINCT termination FROM episodes WHERE termination IS NOT NULL ORDER BY termination"),
       addPending: db.prepare(
         `INSERT INTO episodes (environment, task_id, trial, status, seed, metadata, updated_at)
          VALUES (@environment, @taskId, @trial, 'pending', @seed, @metadata, @now)
@@ -352,6 +420,39 @@ export class TrajectoryStore {
     }
   }
 
+  /** A page of episode summaries (no messages are read, so a table of thousands opens quickly) and the facets to filter by. */
+  pageEpisodes(query: EpisodePageQuery = {}): EpisodePage {
+    this.checkStatus(query.status);
+    const params = {
+      environment: query.environment ?? null,
+      status: query.status ?? null,
+      termination: query.termination ?? null,
+      success: query.success === undefined ? null : query.success ? 1 : 0,
+      task: query.task === undefined || query.task === "" ? null : query.task,
+    };
+    const rows = this.statements.pageEpisodes.all({ ...params, offset: query.offset ?? 0, limit: query.limit ?? -1 }) as EpisodeSummaryRow[];
+    const number = (value: unknown) => (typeof value === "number" ? value : null);
+    return {
+      total: (this.statements.countEpisodes.get(params) as { count: number }).count,
+      episodes: rows.map((row) => ({
+        environment: row.environment,
+        taskId: row.task_id,
+        trial: row.trial,
+        status: row.status as EpisodeStatus,
+        seed: row.seed,
+        termination: row.termination as TerminationReason | null,
+        reward: row.reward,
+        success: row.success === null ? null : row.success === 1,
+        promptTokens: number(row.prompt_tokens),
+        completionTokens: number(row.completion_tokens),
+        error: row.error,
+        finishedAt: row.finished_at,
+      })),
+      environments: (this.statements.environments.all() as { environment: string }[]).map((row) => row.environment),
+      terminations: (this.statements.terminations.all() as { termination: string }[]).map((row) => row.termination),
+    };
+  }
+
   summary(filter: { environment?: string } = {}): StoreSummary {
     const row = this.statements.summary.get({ environment: filter.environment ?? null }) as Omit<StoreSummary, "passRate">;
     return { ...row, passRate: row.finished === 0 ? null : row.passed / row.finished };
@@ -436,14 +537,7 @@ export class TrajectoryStore {
   private fromRow(row: EpisodeRow): EpisodeRecord {
     const key: EpisodeKey = { environment: row.environment, taskId: row.task_id, trial: row.trial };
     const where = `episode ${describeKey(key)}`;
-    const parse = <T>(column: string, text: string | null): T | null => {
-      if (text === null) return null;
-      try {
-        return JSON.parse(text) as T;
-      } catch (error) {
-        throw new TrajectoryStoreError(this.file, [`${where}: column ${column} holds malformed JSON`], { cause: error });
-      }
-    };
+    const parse = jsonColumnParser(this.file, where);
     if (!EPISODE_STATUSES.includes(row.status as EpisodeStatus)) throw new TrajectoryStoreError(this.file, [`${where}: unknown status ${row.status}`]);
     if (row.termination !== null && !TERMINATION_REASONS.includes(row.termination as TerminationReason)) {
       throw new TrajectoryStoreError(this.file, [`${where}: unknown termination ${row.termination}`]);

@@ -10,6 +10,9 @@ import type { AdapterSync } from "./adapter-sync.js";
 import type { AdvantageNormalization } from "./grpo-data.js";
 import type { GrpoMechanismsInput } from "./grpo-mechanisms.js";
 
+/** How many iterations of sampled episodes the store keeps: `all`, `none`, or the last N. */
+export type RolloutRetention = "all" | "none" | number;
+
 /** Options of `runGrpo` (defaults in brackets). */
 export interface RunGrpoOptions {
   /** The capability's environment (a capability module environment); its tasks are the seeds drawn from. */
@@ -32,8 +35,10 @@ export interface RunGrpoOptions {
   initialState?: string;
   /** Root of the checkpoint directories, on the worker's file system [`adapters`]. */
   adaptersDirectory: string;
-  /** Metrics go to its metrics table (scope `grpo/<capability>`, step = iteration), when given. */
+  /** Metrics go to its metrics table (scope `grpo/<capability>`, step = iteration), when given, and the sampled episodes to its training episodes (`rolloutRetention`). */
   store?: TrajectoryStore;
+  /** Which iterations' sampled episodes stay in `store`: every one, none, or the last N [all]. */
+  rolloutRetention?: RolloutRetention;
   /** Total iterations, counting those finished before a resume [40]. */
   iterations?: number;
   /** Seeds (groups) per iteration, G [8]. */

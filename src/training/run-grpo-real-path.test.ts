@@ -116,10 +116,18 @@ test("runGrpo runs iterations on a capability environment, records metrics and c
     assert.ok(metrics.probeLogprobDifference !== null && metrics.probeLogprobDifference <= 1e-3);
   }
   assert.equal(stepsBefore, updates);
+  // Every sampled group is in the store's training episodes, tagged, with the iteration's rewards and kept groups.
+  for (const metrics of first.history) {
+    const stored = store.training.list({ adapter: first.adapter, iteration: metrics.iteration });
+    assert.deepEqual(stored.map((episode) => [episode.group, episode.member]), [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
+    assert.ok(Math.abs(stored.reduce((sum, episode) => sum + episode.reward!, 0) / 6 - metrics.rewardMean) < 1e-9);
+    assert.equal(stored.filter((episode) => episode.kept).length, 3 * metrics.groupsKept);
+    assert.ok(stored.every((episode) => episode.capability === toolCallingPrecision.capability && episode.messages!.some((message) => message.role === "assistant" && message.tokens !== undefined)));
+  }
 
   // A crash: the worker lost the adapter. The next call restores it from the state and runs only iteration 3.
   await trainer.deleteAdapter(first.adapter);
-  const second = await runGrpo({ ...common, iterations: 3 });
+  const second = await runGrpo({ ...common, iterations: 3, rolloutRetention: 2 });
   assert.equal(second.resumedFrom, 2);
   assert.deepEqual(second.history.map((metrics) => metrics.iteration), [3]);
   const stepsAfter = (await trainer.listAdapters()).find((adapter) => adapter.name === first.adapter)!.step;
@@ -131,6 +139,7 @@ test("runGrpo runs iterations on a capability environment, records metrics and c
   assert.deepEqual(rows.map((row) => row.step).sort(), [1, 2, 3]);
   assert.ok(store.listMetrics({ scope: grpoMetricScope(toolCallingPrecision.capability), name: "groupsDropped" }).length === 3);
   assert.ok(existsSync(path.join(directory, "step-0003")));
+  assert.deepEqual(store.training.iterations(first.adapter).map((row) => [row.iteration, row.episodes]), [[2, 6], [3, 6]], "retention 2 keeps the last two iterations");
   store.close();
 });
 

@@ -1,20 +1,21 @@
 /**
  * GRPO per capability (DESIGN.md step 4): per iteration G seeds × K rollouts of the current adapter through the agent
  * loop, group advantages (groups without reward variance dropped), token-in / token-out sequences, one PPO
- * forward-backward and AdamW step, an adapter sync, metrics, and checkpoints that a later call resumes from. The TRACE
- * reference trainer's mechanisms (`grpo-mechanisms.ts`) apply on top: hinted rollouts, dynamic sampling's extra rounds,
- * dropped information-only turns and truncated earlier tool results; a sequence whose prompt was re-rendered for
- * training takes the trainer's own logprobs as its sampling logprobs, as the reference computes old logprobs.
+ * forward-backward and AdamW step, an adapter sync, metrics, the sampled groups in the store (training episodes, kept
+ * per `rolloutRetention`), and checkpoints that a later call resumes from. The TRACE reference trainer's mechanisms
+ * (`grpo-mechanisms.ts`) apply on top: hinted rollouts, dynamic sampling's extra rounds, dropped information-only turns
+ * and truncated earlier tool results; a sequence whose prompt was re-rendered for training takes the trainer's own
+ * logprobs as its sampling logprobs, as the reference computes old logprobs.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { ChatClient } from "../models/chat-client.js";
 import { createConcurrencyLimit } from "../models/concurrency-limit.js";
-import { runEpisode } from "../rollout/agent-loop.js";
+import { runEpisode, type EpisodeResult } from "../rollout/agent-loop.js";
 import type { Message } from "../spec/message.js";
 import type { Task } from "../spec/task.js";
 import { createAdapterSync } from "./adapter-sync.js";
-import { batchDatums, filterGroups, sequencesOfTurns, withTrainerLogprobs, type TrainingSequence } from "./grpo-data.js";
+import { batchDatums, filterGroups, sequencesOfTurns, withTrainerLogprobs, type KeptGroup, type TrainingSequence } from "./grpo-data.js";
 import { readCheckpoint, writeCheckpoint, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 import { wantsAnotherRound } from "./grpo-dynamic-sampling.js";
 import { hintedMembers, hintedSystemPrompt, withSystemPrompt } from "./grpo-hints.js";
@@ -22,7 +23,8 @@ import { parseGrpoMechanisms } from "./grpo-mechanisms.js";
 import { recordIterationMetrics, truncateMetricsFile } from "./grpo-metrics-log.js";
 import { planIteration, type PlannedGroup } from "./grpo-schedule.js";
 import { trainingTurns } from "./grpo-turns.js";
-import type { GrpoIterationMetrics, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
+import type { GrpoIterationMetrics, RolloutRetention, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
+import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { positiveInteger } from "../rollout/positive-integer.js";
 
 /** A client that samples `model` whatever the request says. */
@@ -46,6 +48,7 @@ interface SampledEpisode {
   messages: readonly Message[];
   /** Sampled with the hint in the system prompt. */
   hinted: boolean;
+  result: EpisodeResult;
 }
 
 /** One group: its task, the plain system prompt, the hinted one (when some members had it) and the episodes. */
@@ -54,6 +57,31 @@ interface SampledGroup {
   systemPrompt: string;
   hintedPrompt: string | undefined;
   episodes: SampledEpisode[];
+}
+
+/** Stores an iteration's sampled groups as training episodes, then drops the iterations retention no longer keeps. */
+function storeSampledGroups(
+  store: TrajectoryStore,
+  sampled: { adapter: string; capability: string; iteration: number; episodes: SampledEpisode[][]; kept: readonly KeptGroup[]; samplerModel: string; retention: RolloutRetention },
+): void {
+  const advantages = new Map(sampled.kept.map((group) => [group.group, group.advantages]));
+  store.training.record(
+    sampled.episodes.flatMap((group, groupIndex) =>
+      group.map(({ result }, member) => ({
+        adapter: sampled.adapter,
+        capability: sampled.capability,
+        iteration: sampled.iteration,
+        group: groupIndex,
+        member,
+        trajectory: result.trajectory,
+        kept: advantages.has(groupIndex),
+        advantage: advantages.get(groupIndex)?.[member] ?? null,
+        ...(result.error === undefined ? {} : { error: result.error }),
+        metadata: { samplerModel: sampled.samplerModel, steps: result.steps, errors: result.errors, durationMs: Math.round(result.durationMs), policyUsage: result.policyUsage },
+      })),
+    ),
+  );
+  if (typeof sampled.retention === "number") store.training.deleteBefore(sampled.adapter, sampled.iteration - sampled.retention + 1);
 }
 
 /** Runs (or resumes) GRPO up to `iterations` in all; see the module comment and `RunGrpoOptions`. */
@@ -84,6 +112,10 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
     await trainer.createAdapter({ ...options.adapterConfig, name: adapter });
   }
   truncateMetricsFile(metricsFile, resumedFrom);
+  const retention = options.rolloutRetention ?? "all";
+  if (typeof retention === "number") positiveInteger("rolloutRetention", retention);
+  // The iterations a resume redoes are sampled again; their stored episodes go, as their metrics lines do.
+  store?.training.deleteAfter(adapter, resumedFrom);
 
   const sync = options.sync ?? createAdapterSync({ trainer, adapter, probe: { chat: options.sampler } });
   let synced = await sync.sync(resumedFrom);
@@ -114,7 +146,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
               ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
             });
             if (result.error !== undefined) erroredEpisodes += 1;
-            return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages, hinted: trial < hinted };
+            return { reward: result.trajectory.reward?.reward ?? 0, messages: result.trajectory.messages, hinted: trial < hinted, result };
           }),
         ),
       );
@@ -138,6 +170,9 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       sampled.map((group) => group.episodes.map((episode) => episode.reward)),
       options.advantageEpsilon,
     );
+    if (store !== undefined && retention !== "none") {
+      storeSampledGroups(store, { adapter, capability, iteration, episodes: sampled.map((group) => group.episodes), kept, samplerModel: synced.model, retention });
+    }
     let turnsKept = 0;
     let turnsDropped = 0;
     let toolResultsTruncated = 0;

@@ -25,3 +25,12 @@ export function workedExample(target: SynthesisTarget, capability?: string): str
   const source = path.join(sourceRoot, "environments", chosen.file);
   return readFileSync(existsSync(source) ? source : path.join(distRoot, "environments", chosen.file.replace(/\.ts$/, ".js")), "utf8");
 }
+
+/** The source of the hand-written τ² module with this capability name, and its path (compiled JavaScript when only `dist/` is installed); undefined for any other name. */
+export function handWrittenModuleSource(capability: string): { file: string; text: string } | undefined {
+  const entry = CAPABILITY_ENVIRONMENTS.find((candidate) => candidate.module.capability === capability);
+  if (entry === undefined) return undefined;
+  const source = path.join(sourceRoot, "environments", entry.file);
+  const file = existsSync(source) ? source : path.join(distRoot, "environments", entry.file.replace(/\.ts$/, ".js"));
+  return { file, text: readFileSync(file, "utf8") };
+}

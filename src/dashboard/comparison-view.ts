@@ -1,0 +1,71 @@
+/**
+ * The comparison view: `trace compare`'s methods table (pass rate mean, sd, min and max over training seeds, per
+ * domain and overall, and the budget spent) and the budget-vs-score curves, from `compare/seed-<N>/<method>/result.json`
+ * through compare's own summary and chart specification, so the page shows what `compare/comparison.md` reports.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import type { TopLevelSpec } from "vega-lite";
+import { methodSeedRecordSchema, type MethodSeedRecord } from "../compare/method-seed-record.js";
+import { alignCurves } from "../compare/report/align-curves.js";
+import { curvesChartSpec } from "../compare/report/curves-chart.js";
+import type { Summary } from "../compare/report/summary-statistics.js";
+import { summarizeMethods } from "../compare/report/summarize-methods.js";
+import { readJsonArtifact } from "../run/json-artifact.js";
+import type { RunDirectory } from "../run/run-directory.js";
+import { checkRunDirectory } from "./dashboard-run.js";
+
+export interface ComparisonRow {
+  method: string;
+  label: string;
+  group: string;
+  seeds: number[];
+  overall: Summary;
+  domains: Record<string, Summary>;
+  spent: Summary;
+  notes: string[];
+}
+
+export interface ComparisonView {
+  domains: string[];
+  methods: ComparisonRow[];
+  budget: number | null;
+  curves: TopLevelSpec | null;
+  notices: string[];
+}
+
+/** Every `result.json` under `compare/seed-*`, in seed then method order. */
+function readResults(run: RunDirectory): MethodSeedRecord[] {
+  const root = run.compareDirectory;
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^seed-\d+$/.test(entry.name))
+    .sort((a, b) => Number(a.name.slice(5)) - Number(b.name.slice(5)))
+    .flatMap((seed) =>
+      readdirSync(path.join(root, seed.name), { withFileTypes: true })
+        .filter((method) => method.isDirectory() && existsSync(path.join(root, seed.name, method.name, "result.json")))
+        .map((method) => readJsonArtifact(path.join(root, seed.name, method.name, "result.json"), methodSeedRecordSchema)),
+    );
+}
+
+/** Reads the comparison's results (those written so far while `compare` runs). */
+export function readComparisonView(run: RunDirectory): ComparisonView {
+  checkRunDirectory(run);
+  const empty = (notice: string): ComparisonView => ({ domains: [], methods: [], budget: null, curves: null, notices: [notice] });
+  if (!existsSync(run.compareDirectory)) return empty("no comparison yet (compare/ is written by `trace compare` or the compare stage)");
+  const results = readResults(run);
+  if (results.length === 0) return empty("no method has finished yet (compare/seed-<N>/<method>/result.json)");
+  const summary = summarizeMethods(results);
+  const budget = Math.max(...results.map((result) => result.budget.limit));
+  const methods = summary.methods.map((method) => ({
+    method: method.method,
+    label: method.label,
+    group: method.group,
+    seeds: method.seeds,
+    overall: method.overall,
+    domains: Object.fromEntries(method.domains),
+    spent: method.spent,
+    notes: results.filter((result) => result.method === method.method).flatMap((result) => result.notes.map((note) => `seed ${result.seed}: ${note}`)),
+  }));
+  const curves = curvesChartSpec(alignCurves(results), { title: "evaluation pass rate against budgeted rollouts", budget });
+  return { domains: summary.domains, methods, budget, curves, notices: [] };
+}

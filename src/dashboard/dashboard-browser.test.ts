@@ -1,0 +1,245 @@
+/**
+ * `trace dashboard` in a real headless Chromium (Debian's package, driven by puppeteer-core; `TRACE_CHROMIUM` names
+ * another executable): the page follows a `trace run` of the ticketing example (scripted analyst and generator, the
+ * worker's tiny model) from before the run directory exists, through a half-written run and a training curve gaining
+ * points as GRPO writes iterations, to every view of the finished run, each checked against the run's own files; a bad
+ * run directory and a corrupt store show a message while the server stays up. Screenshots of every view go to
+ * runs/dashboard-screenshots/ (git-ignored).
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { PIPELINE_STAGES } from "../pipeline/run-pipeline.js";
+import { openRunDirectory } from "../run/run-directory.js";
+import type { ListeningApp } from "../serving/listen-app.js";
+import { openTrajectoryStore } from "../store/trajectory-store.js";
+import type { FakeChatServer } from "../testing/fake-chat-server.js";
+import { repositoryRoot, scriptedEndpoints, small, ticketingModuleConfig, trace } from "../testing/ticketing-run-fixture.js";
+import { startDashboard } from "./start-dashboard.js";
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-dashboard-"));
+const runDirectory = path.join(scratch, "ticketing-run");
+const emptyDirectory = path.join(scratch, "empty");
+const corruptRun = path.join(scratch, "corrupt-run");
+const screenshots = path.join(repositoryRoot, "runs", "dashboard-screenshots");
+const servers: FakeChatServer[] = [];
+const ITERATIONS = 4;
+let browser: Browser | undefined;
+let dashboard: ListeningApp | undefined;
+
+before(async () => {
+  mkdirSync(screenshots, { recursive: true });
+  mkdirSync(emptyDirectory);
+  // A corrupt run: a configuration that is not JSON, one stage marker, and a store that is not SQLite.
+  mkdirSync(path.join(corruptRun, "stages"), { recursive: true });
+  writeFileSync(path.join(corruptRun, "config.json"), "{ half");
+  writeFileSync(path.join(corruptRun, "store.sqlite"), "this is not a database, it only has the name of one".repeat(100));
+  dashboard = await startDashboard({ runs: [runDirectory, emptyDirectory, corruptRun], port: 0 });
+  browser = await puppeteer.launch({ executablePath: process.env.TRACE_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+});
+
+after(async () => {
+  await browser?.close();
+  await dashboard?.close();
+  await Promise.all(servers.map((server) => server.close()));
+  if (process.env.TRACE_KEEP_SCRATCH === undefined) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The value of a JavaScript expression in the page (page-side code is written as text: this file compiles for Node). */
+async function evaluate<T>(page: Page, expression: string): Promise<T> {
+  return (await page.evaluate(expression)) as T;
+}
+
+/** Waits until a JavaScript expression is true in the page. */
+async function waitFor(page: Page, expression: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(expression, { timeout, polling: 50 });
+}
+
+/** Goes to `#/<run>/<view>?<query>` and waits until the page has rendered that view (charts included) after the navigation. */
+async function show(page: Page, hash: string): Promise<void> {
+  const view = /^#\/\d+\/([a-z]+)/.exec(hash)![1]!;
+  const since = await evaluate<number>(page, `location.hash = ${JSON.stringify(hash)}, Date.now()`);
+  await waitFor(page, `(() => { const main = document.getElementById("view"); return main.dataset.view === ${JSON.stringify(view)} && Number(main.dataset.ready) >= ${since - 5} && [...document.querySelectorAll(".chart")].every((chart) => chart.dataset.rendered === "true"); })()`);
+}
+
+async function snap(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+}
+
+/** The text of every cell of a table, row by row. */
+function cells(page: Page, selector: string): Promise<string[][]> {
+  return evaluate(page, `[...document.querySelectorAll(${JSON.stringify(`${selector} tbody tr`)})].map((row) => [...row.querySelectorAll("td")].map((cell) => cell.textContent.trim()))`);
+}
+
+const text = (page: Page, selector: string) => evaluate<string>(page, `document.querySelector(${JSON.stringify(selector)}).textContent.trim()`);
+const count = (page: Page, selector: string) => evaluate<number>(page, `document.querySelectorAll(${JSON.stringify(selector)}).length`);
+const fixed = (value: number | null | undefined, digits = 3) => (typeof value === "number" ? value.toFixed(digits) : "–");
+const REWARD_POINTS = '[data-metric="rewardMean"] .mark-symbol path';
+
+test("the dashboard follows a trace run live and shows each view's real numbers; bad runs show a message", { timeout: 300_000 }, async () => {
+  const page = await browser!.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  const pageErrors: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  await page.goto(`${dashboard!.origin}/`);
+
+  // Before the run exists: a clear message.
+  await show(page, "#/0/stages");
+  assert.match(await text(page, '[data-testid="error"]'), /ticketing-run is not a run directory: no such directory/);
+
+  const { endpoints } = await scriptedEndpoints(servers);
+  const config = ticketingModuleConfig(endpoints, {
+    training: { ...small.training, iterations: ITERATIONS },
+    compare: { methods: ["base", "trace"], seeds: [0], curvePoints: 1 },
+  });
+  const configFile = path.join(scratch, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const running = trace(["run", configFile, "--run-dir", runDirectory]);
+
+  // A half-written run: the stages still to come are named.
+  await waitFor(page, `[...document.querySelectorAll('[data-testid="notice"]')].some((notice) => notice.textContent.includes("stages not finished yet"))`, 60_000);
+  await snap(page, "stages-while-running");
+
+  // Training: the reward curve gains a point while GRPO writes an iteration.
+  await show(page, "#/0/training");
+  await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length >= 1`, 120_000);
+  const seen = await count(page, REWARD_POINTS);
+  assert.ok(seen < ITERATIONS, `the page first saw ${seen} of ${ITERATIONS} iterations: too late to watch one arrive`);
+  await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length > ${seen}`, 60_000);
+  await snap(page, "training-while-running");
+
+  const result = await running;
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const run = openRunDirectory(runDirectory);
+  const store = openTrajectoryStore(run.storeFile);
+  const evaluationStore = openTrajectoryStore(run.evaluationStoreFile);
+  try {
+    // Stages: every stage done with its marker's summary.
+    await show(page, "#/0/stages");
+    const stageRows = await cells(page, '[data-testid="stages-table"]');
+    assert.deepEqual(
+      stageRows.map((row) => [row[0], row[1], row[5]]),
+      PIPELINE_STAGES.map((stage) => [stage, "done", run.readStageMarker(stage)!.summary]),
+    );
+    await snap(page, "stages");
+
+    // Rollouts: the store's episodes and rewards; one episode's conversation and reward breakdown.
+    await show(page, "#/0/rollouts");
+    const episodes = store.listEpisodes();
+    assert.match(await text(page, '[data-testid="episode-count"]'), new RegExp(`^${episodes.length} episodes`));
+    assert.deepEqual(
+      (await cells(page, '[data-testid="episodes-table"]')).map((row) => [row[1], row[3]]),
+      episodes.map((episode) => [episode.taskId, fixed(episode.reward)]),
+    );
+    await snap(page, "rollouts");
+    await page.click('[data-testid="episodes-table"] [data-testid="episode-link"]');
+    await page.waitForSelector('[data-testid="episode-key"]');
+    const first = episodes[0]!;
+    assert.equal(await text(page, '[data-testid="episode-key"]'), `${first.environment} / ${first.taskId} / trial ${first.trial}`);
+    assert.equal(await count(page, '[data-testid="message"]'), first.messages!.length);
+    const toolCalls = first.messages!.reduce((sum, message) => sum + (message.role === "assistant" ? (message.tool_calls?.length ?? 0) : 0), 0);
+    assert.equal(await count(page, '[data-testid="tool-call"]'), toolCalls);
+    assert.deepEqual(await cells(page, '[data-testid="reward-breakdown"]'), Object.entries(first.rewardInfo!.breakdown).map(([name, value]) => [name, fixed(value)]));
+    await snap(page, "episode");
+
+    // Analysis: Cov and Δ of capability_scores.json, the status, and a click from the capability to a LACKING trajectory.
+    await show(page, "#/0/analysis");
+    const scores = JSON.parse(readFileSync(path.join(runDirectory, "analysis", "capability_scores.json"), "utf8")) as { capabilities: { skill: string; mean_cov: number; std_cov: number; mean_delta: number; std_delta: number; status: string }[] };
+    const capabilityRows = await cells(page, '[data-testid="capabilities-table"]');
+    const names = await evaluate<string[]>(page, `[...document.querySelectorAll('[data-testid="capability-name"]')].map((name) => name.textContent)`);
+    assert.deepEqual(
+      capabilityRows.map((row, index) => [names[index], row[1], row[2], row[4]]),
+      scores.capabilities.map((capability) => [capability.skill, `${fixed(capability.mean_cov)} ± ${fixed(capability.std_cov)}`, `${fixed(capability.mean_delta)} ± ${fixed(capability.std_delta)}`, capability.status]),
+    );
+    const lacking = store.listLabels({ capability: scores.capabilities[0]!.skill }).filter((label) => label.label === "LACKING" && store.getEpisode(label)?.success !== true);
+    assert.ok(lacking.length > 0, "the scripted analyst labels every failed trajectory LACKING");
+    assert.equal(await text(page, '[data-testid="lacking-count"]'), String(lacking.length));
+    await snap(page, "analysis");
+    await page.click('[data-testid="capabilities-table"] [data-testid="episode-link"]');
+    await page.waitForSelector('[data-testid="episode-key"]');
+    const key = await text(page, '[data-testid="episode-key"]');
+    const clicked = lacking.find((label) => key === `${label.environment} / ${label.taskId} / trial ${label.trial}`);
+    assert.ok(clicked !== undefined, `${key} is one of the capability's LACKING failed trajectories`);
+    assert.equal(await text(page, '[data-testid="episode-reward"]'), fixed(store.getEpisode(clicked)!.reward));
+
+    // Environments: calibration statistics, the gates of the kept attempt, the reward histogram, sampled episodes.
+    await show(page, "#/0/environments");
+    const entry = run.readEnvironmentIndex().environments[0]!;
+    const calibrationRow = (await cells(page, '[data-testid="calibration-table"]'))[0]!;
+    assert.deepEqual([calibrationRow[0], calibrationRow[2], calibrationRow[5]], [fixed(entry.calibration!.meanReward), fixed(entry.calibration!.rewardStd), `${entry.calibration!.seeds} × ${entry.calibration!.samples}`]);
+    const report = run.readEnvironmentReport(entry.capability);
+    const kept = report.attempts.find((attempt) => attempt.attempt === report.bestAttempt)!;
+    const gates = (kept.validation as { gates: { name: string; passed: boolean }[] }).gates;
+    assert.deepEqual((await cells(page, '[data-testid="gates-table"]')).map((row) => [row[0], row[1]]), gates.map((gate) => [gate.name, gate.passed ? "pass" : "fail"]));
+    const calibrationRewards = (kept.calibration as { groups: { rewards: number[] }[] }).groups.flatMap((group) => group.rewards);
+    assert.equal(await count(page, '[data-chart="histogram"] .mark-rect path'), new Set(calibrationRewards.map((reward) => Math.min(19, Math.floor(reward / 0.05)))).size, "one bar per occupied bin");
+    await snap(page, "environments");
+
+    // Training: one point per iteration of metrics.jsonl, and the sampled episodes of an iteration.
+    await show(page, "#/0/training");
+    const metrics = readFileSync(path.join(run.adapterDirectory(entry.capability), "metrics.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { iteration: number; rewardMean: number; rewardStd: number });
+    assert.equal(metrics.length, ITERATIONS);
+    assert.equal(await count(page, REWARD_POINTS), ITERATIONS);
+    assert.deepEqual((await cells(page, '[data-testid="iterations-table"]')).map((row) => row[1]), metrics.map((row) => `${fixed(row.rewardMean)} ± ${fixed(row.rewardStd)}`));
+    await snap(page, "training");
+    await page.click('[data-testid="iteration-rollouts"]');
+    await waitFor(page, `document.getElementById("view").dataset.view === "rollouts" && document.querySelector('[data-testid="episodes-table"]') !== null`);
+    const sampled = store.training.list({ adapter: entry.capability, iteration: 1 });
+    assert.equal(sampled.length, small.training.groups * small.training.samples);
+    await waitFor(page, `document.querySelector('[data-testid="episode-count"]').textContent.startsWith("${sampled.length} episodes")`);
+    assert.deepEqual(
+      (await cells(page, '[data-testid="episodes-table"]')).map((row) => [row[1], row[2], row[3], row[5], row[7]]),
+      sampled.map((episode) => [String(episode.iteration), String(episode.group), String(episode.member), episode.kept ? "kept" : "dropped", fixed(episode.reward)]),
+    );
+    await snap(page, "training-rollouts");
+
+    // Routing and evaluation: tasks per route, pass counts, base vs TRACE per task.
+    await show(page, "#/0/routing");
+    const routing = run.readRoutingFile();
+    assert.deepEqual(
+      (await cells(page, '[data-testid="routes-table"]')).map((row) => [row[0], row[3]]),
+      routing.options.map((option) => [option.label, String(routing.decisions.filter((decision) => decision.label === option.label).length)]),
+    );
+    const results = JSON.parse(readFileSync(run.evaluationResultsFile, "utf8")) as { overall: { base: { passed: number; total: number }; trace: { passed: number; total: number } } };
+    assert.deepEqual((await cells(page, '[data-testid="evaluation-table"]')).at(-1), ["overall", `${results.overall.base.passed}/${results.overall.base.total}`, `${results.overall.trace.passed}/${results.overall.trace.total}`]);
+    const traceEpisodes = evaluationStore.listEpisodes({ environment: "ticketing", status: "finished" });
+    assert.deepEqual(
+      (await cells(page, '[data-testid="tasks-table"]')).map((row) => [row[1], row[3]]).sort(),
+      traceEpisodes.map((episode) => [episode.taskId, fixed(episode.reward)]).sort(),
+    );
+    await snap(page, "routing");
+
+    // Comparison: the methods' pass rates from their result.json, and the curves.
+    await show(page, "#/0/comparison");
+    const methodRows = await cells(page, '[data-testid="methods-table"]');
+    assert.deepEqual(
+      methodRows.map((row) => [row[1], row[3]!.split(" ")[0]]),
+      ["base", "trace"].map((method) => {
+        const record = JSON.parse(readFileSync(run.compareResultFile(0, method), "utf8")) as { domains: { passed: number; total: number }[] };
+        const passed = record.domains.reduce((sum, domain) => sum + domain.passed, 0);
+        const total = record.domains.reduce((sum, domain) => sum + domain.total, 0);
+        return [method, `${((100 * passed) / total).toFixed(1)}%`];
+      }),
+    );
+    assert.ok((await count(page, '[data-chart="curves"] svg')) === 1);
+    await snap(page, "comparison");
+  } finally {
+    store.close();
+    evaluationStore.close();
+  }
+
+  // Bad input: a directory that is no run, a corrupt run; the server stays up.
+  await show(page, "#/1/stages");
+  assert.match(await text(page, '[data-testid="error"]'), /empty is not a run directory: it holds none of config\.json, stages\/ and store\.sqlite/);
+  await show(page, "#/2/stages");
+  assert.ok((await evaluate<string[]>(page, `[...document.querySelectorAll('[data-testid="notice"]')].map((notice) => notice.textContent)`)).some((notice) => notice.startsWith("config.json is not JSON")));
+  await show(page, "#/2/rollouts");
+  assert.match(await text(page, '[data-testid="error"]'), /corrupt-run\/store\.sqlite: cannot open: file is not a database/);
+  await snap(page, "corrupt-store");
+  const health = await fetch(`${dashboard!.origin}/api/runs/0/stages`);
+  assert.equal(health.status, 200, "the server is still up");
+  assert.deepEqual(pageErrors, []);
+});
