@@ -9,6 +9,7 @@ import { registerServeCommand } from "./serve-command.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
+import { registerToolSandboxCommands } from "./toolsandbox-commands.js";
 import { registerWorkerCommands } from "./worker-commands.js";
 import { escapeControlCharacters } from "../synthesis/validation/module-text.js";
 import { TraceError } from "../spec/trace-error.js";
@@ -23,6 +24,7 @@ export function createProgram(): Command {
     // A command's options come before its subcommand's name (`analyze` and `analyze aggregate` both have --runs).
     .enablePositionalOptions();
   registerTau2Commands(program);
+  registerToolSandboxCommands(program);
   registerRolloutCommands(program);
   registerShowCommand(program);
   registerAnalyzeCommands(program);
