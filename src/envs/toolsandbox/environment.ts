@@ -45,6 +45,8 @@ export function firstUserMessage(scenario: ScenarioData): string {
 /** An episode: the live world and the scenario's tool context. */
 export interface ToolSandboxEpisode extends Episode {
   readonly world: SandboxWorld;
+  /** The tool trace of the last call executed (null when it raised). */
+  readonly lastTrace: string | null;
   executeToolCalls(calls: readonly ToolCall[]): ToolResult[];
 }
 
@@ -52,6 +54,8 @@ export type ToolSandboxEnvironment = Omit<Environment, "start" | "grade"> & {
   data: ToolSandboxExport;
   clock: SandboxClock;
   scenario(task: Task): ScenarioData;
+  /** The scenario's tool signatures and agent-facing names. */
+  toolContext(task: Task): ToolContext;
   start(task: Task): ToolSandboxEpisode;
   evaluate(task: Task, messages: readonly Message[], termination: TerminationReason): ToolSandboxEvaluation;
   grade(task: Task, messages: readonly Message[], termination: TerminationReason): RewardInfo;
@@ -97,14 +101,18 @@ export function createToolSandboxEnvironment(data: ToolSandboxExport, options: T
       return entry.task;
     },
     scenario: (task) => lookup(task).scenario,
+    toolContext: (task) => lookup(task).context,
     systemPrompt: (task) => lookup(task).system,
     tools: (task) => lookup(task).tools,
     start(task) {
       const { scenario, context } = lookup(task);
       const world = freshWorld(scenario);
+      let lastTrace: string | null = null;
       const executeToolCalls = (calls: readonly ToolCall[]): ToolResult[] => {
+        lastTrace = null;
         try {
           const responses = executeCalls(world, context, calls);
+          lastTrace = responses.at(-1)?.trace ?? null;
           const byCall = new Map(responses.map((response) => [response.callId, response]));
           return calls.map((call) => {
             const response = byCall.get(call.id);
@@ -116,7 +124,15 @@ export function createToolSandboxEnvironment(data: ToolSandboxExport, options: T
           return calls.map(() => ({ content: `${error.pythonType}: ${error.detail}`, error: true }));
         }
       };
-      return { task, world, executeToolCalls, executeToolCall: (call) => executeToolCalls([call])[0] as ToolResult };
+      return {
+        task,
+        world,
+        get lastTrace() {
+          return lastTrace;
+        },
+        executeToolCalls,
+        executeToolCall: (call) => executeToolCalls([call])[0] as ToolResult,
+      };
     },
     evaluate,
     grade(task, messages, termination) {

@@ -25,6 +25,8 @@ interface Place {
 /** The fixture's places (the real maps API returns these fields and more). */
 export const FIXTURE_PLACES: readonly Place[] = [
   { name: "Apple Park", full_address: "Apple Park, 1 Apple Park Way, Cupertino, CA 95014", phone_number: "+14089961010", latitude: 37.334606, longitude: -122.009102, types: ["Corporate office"], website: "https://www.apple.com" },
+  { name: "Whole Foods Market", full_address: "Whole Foods Market, 20955 Stevens Creek Blvd, Cupertino, CA 95014", phone_number: "+14082577000", latitude: 37.323498, longitude: -122.039665, types: ["Grocery store"], website: "https://www.wholefoodsmarket.com" },
+  { name: "Whole Foods Market", full_address: "Whole Foods Market, 777 S Mathilda Ave at McKinley Ave, Sunnyvale, CA 94087", phone_number: "+14084300300", latitude: 37.3738083, longitude: -122.03142249999999, types: ["Grocery store"], website: "https://www.wholefoodsmarket.com" },
   { name: "Grand Canyon National Park", full_address: "Grand Canyon National Park, Arizona", phone_number: "+19286387888", latitude: 36.23686, longitude: -112.19147, types: ["National park"], website: "https://www.nps.gov/grca" },
   { name: "Golden Gate Bridge", full_address: "Golden Gate Bridge, San Francisco, CA", phone_number: "+14159215858", latitude: 37.8199286, longitude: -122.4782551, types: ["Bridge"], website: "https://www.goldengate.org" },
   { name: "Apple Infinite Loop", full_address: "1 Infinite Loop, Cupertino, CA 95014", phone_number: "+14089961010", latitude: 37.3318, longitude: -122.0312, types: ["Corporate office"], website: "https://www.apple.com" },
