@@ -19,6 +19,7 @@ import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-s
 import { integerOption } from "./integer-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
+import { runToolSandboxRollout } from "./toolsandbox-rollout.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The TRACE paper's step limit. */
@@ -43,6 +44,7 @@ export interface RolloutCommandOptions {
   maxErrors?: string;
   seed: string;
   tasks?: string;
+  augmentations?: string;
   out: string;
   json?: boolean;
 }
@@ -106,6 +108,7 @@ function formatSummary(summary: RolloutSummary): string {
 
 /** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
 export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+  if (options.env === "toolsandbox") return runToolSandboxRollout(options, write, signal);
   const domain = domainOf(options.env);
   const run = openRunDirectory(options.out);
   run.checkPath();
@@ -297,8 +300,8 @@ export function registerRolloutCommands(program: Command): void {
   program
     .command("rollout")
     .description("run the agent on tasks × trials of an environment into RUN_DIR/store.sqlite (resumable: rerun the same command)")
-    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
-    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md)")
+    .requiredOption("--env <env>", "tau2-airline, tau2-retail or toolsandbox")
+    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md); for toolsandbox the one with scenarios.json.gz")
     .requiredOption("--agent-url <url>", "OpenAI-compatible base URL of the policy, e.g. http://localhost:8000/v1")
     .requiredOption("--agent-model <model>", "policy model name")
     .option("--agent-api-key <key>", "API key of the policy endpoint")
@@ -313,6 +316,7 @@ export function registerRolloutCommands(program: Command): void {
     .option("--max-errors <n>", `tool-error limit per episode (default ${DEFAULT_MAX_ERRORS})`)
     .option("--seed <s>", "seed of episode 0; episode i gets seed + i", "0")
     .option("--tasks <ids>", "comma-separated task ids (default: all)")
+    .option("--augmentations <names>", "toolsandbox: only these tool augmentations (none, 3_distraction_tools, …)")
     .requiredOption("--out <dir>", "run directory (store.sqlite, config.json)")
     .option("--json", "end with one JSON line: the summary")
     .action(async (options: RolloutCommandOptions) => {

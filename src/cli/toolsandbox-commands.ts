@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { gradeChecks } from "../envs/toolsandbox/grade-checks.js";
 import { loadGradingChecks, loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
+import { runToolSandboxReport } from "./toolsandbox-rollout.js";
 
 interface GradeOptions {
   dataDir: string;
@@ -40,5 +41,14 @@ export function registerToolSandboxCommands(program: Command): void {
     .action((checks: string, options: GradeOptions) => {
       const summary = runToolSandboxGrade(checks, options, write);
       if (summary.agree !== summary.n) process.exitCode = 2;
+    });
+  toolsandbox
+    .command("report")
+    .description("ToolSandbox's figures of a run: mean similarity, perfect count and turns, overall and per category / augmentation")
+    .argument("<run>", "run directory of trace rollout --env toolsandbox")
+    .option("--out <file>", "also write ToolSandbox's result_summary.json")
+    .option("--json", "end with one JSON line: the figures per category")
+    .action((runDir: string, options: { out?: string; json?: boolean }) => {
+      runToolSandboxReport(runDir, options, write);
     });
 }

@@ -141,7 +141,7 @@ export function createToolSandboxEnvironment(data: ToolSandboxExport, options: T
         reward: evaluation.similarity,
         success: evaluation.similarity === 1,
         breakdown: { milestone_similarity: evaluation.milestone_similarity, minefield_similarity: evaluation.minefield_similarity },
-        details: { ...evaluation },
+        details: { ...evaluation, categories: lookup(task).scenario.categories },
       };
     },
   };
