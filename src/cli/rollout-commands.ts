@@ -45,6 +45,8 @@ export interface RolloutCommandOptions {
   seed: string;
   tasks?: string;
   augmentations?: string;
+  now?: string;
+  utcOffset?: string;
   out: string;
   json?: boolean;
 }
@@ -317,6 +319,8 @@ export function registerRolloutCommands(program: Command): void {
     .option("--seed <s>", "seed of episode 0; episode i gets seed + i", "0")
     .option("--tasks <ids>", "comma-separated task ids (default: all)")
     .option("--augmentations <names>", "toolsandbox: only these tool augmentations (none, 3_distraction_tools, …)")
+    .option("--now <seconds>", "toolsandbox: the declared now, POSIX seconds (default: the export's)")
+    .option("--utc-offset <hours>", "toolsandbox: the declared local time zone, hours from UTC (default: the export's)")
     .requiredOption("--out <dir>", "run directory (store.sqlite, config.json)")
     .option("--json", "end with one JSON line: the summary")
     .action(async (options: RolloutCommandOptions) => {

@@ -48,3 +48,10 @@ test("an agent that turns cellular off and says so scores 1.0; ToolSandbox's use
     await server.close();
   }
 });
+
+test("a declared now that is not a number is refused before anything runs", async () => {
+  await assert.rejects(
+    runToolSandboxRollout({ dataDir: toolSandboxDataDirectory(), agentUrl: "http://127.0.0.1:9/v1", agentModel: "m", trials: "1", concurrency: "1", seed: "0", now: "tomorrow", out: path.join(scratch, "refused") }, () => undefined),
+    /--now: "tomorrow" is not a number/,
+  );
+});

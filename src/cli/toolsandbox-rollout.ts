@@ -10,6 +10,7 @@ import { createToolSandboxEnvironment } from "../envs/toolsandbox/environment.js
 import type { ToolSandboxEvaluation } from "../envs/toolsandbox/evaluate.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { resultSummary } from "../envs/toolsandbox/results-export.js";
+import { loadTimeDependence } from "../envs/toolsandbox/time-rebase.js";
 import { createToolSandboxUser } from "../envs/toolsandbox/user-simulator.js";
 import { createChatClient } from "../models/chat-client.js";
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
@@ -35,8 +36,18 @@ export interface ToolSandboxRolloutOptions {
   seed: string;
   tasks?: string;
   augmentations?: string;
+  /** POSIX seconds of the declared "now" (default: the export's, 2026-11-26 15:00 UTC). */
+  now?: string;
+  /** The declared local time zone as hours from UTC (default: the export's, 0). */
+  utcOffset?: string;
   out: string;
   json?: boolean;
+}
+
+function numberOption(name: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) throw new UsageError(`${name}: ${JSON.stringify(text)} is not a number`);
+  return value;
 }
 
 function url(name: string, text: string): string {
@@ -60,7 +71,12 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   const data = loadToolSandboxExport(options.dataDir);
   const scenarios = list(options.tasks);
   const augmentations = list(options.augmentations);
-  const environment = createToolSandboxEnvironment(data, { ...(scenarios === undefined ? {} : { scenarios }), ...(augmentations === undefined ? {} : { augmentations }) });
+  const clock = {
+    now: options.now === undefined ? data.meta.frozen_now_posix : numberOption("--now", options.now),
+    utcOffsetHours: options.utcOffset === undefined ? data.meta.tz_offset_hours : numberOption("--utc-offset", options.utcOffset),
+  };
+  const timeDependence = options.now === undefined && options.utcOffset === undefined ? undefined : loadTimeDependence(options.dataDir);
+  const environment = createToolSandboxEnvironment(data, { clock, ...(timeDependence === undefined ? {} : { timeDependence }), ...(scenarios === undefined ? {} : { scenarios }), ...(augmentations === undefined ? {} : { augmentations }) });
   const tasks = environment.tasks();
   if (tasks.length === 0) throw new UsageError("no ToolSandbox scenario matches --tasks / --augmentations");
   const temperature = options.temperature === undefined ? null : Number(options.temperature);
@@ -68,6 +84,7 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   const config = {
     env: environment.name,
     dataDir: path.resolve(options.dataDir),
+    clock,
     agent: { url: options.agentUrl, model: options.agentModel, temperature },
     user: { kind: "toolsandbox-llm", url: options.userUrl ?? options.agentUrl, model: options.userModel ?? options.agentModel, temperature: 0 },
     trials: integerOption("--trials", options.trials, 1),

@@ -17,6 +17,7 @@ import { databaseSchemas, startingTables, type DatabaseSchemas } from "./executi
 import { PythonException } from "./python-values.js";
 import { SandboxWorld, type SandboxClock } from "./sandbox-world.js";
 import { UnknownScenarioError } from "./unknown-scenario-error.js";
+import { MissingTimeDependenceError, rebaseExport, type TimeDependentValue } from "./time-rebase.js";
 
 /** Options: which scenarios become tasks. */
 export interface ToolSandboxEnvironmentOptions {
@@ -24,6 +25,12 @@ export interface ToolSandboxEnvironmentOptions {
   scenarios?: readonly string[];
   /** Keep only scenarios of these augmentations (`none`, `3_distraction_tools`, …). */
   augmentations?: readonly string[];
+  /**
+   * A declared "now" and local time zone (default: the export's); another one rebuilds every time-dependent value of
+   * the scenarios from `timeDependence` (`time_dependence.json.gz`), which is then required.
+   */
+  clock?: SandboxClock;
+  timeDependence?: readonly TimeDependentValue[];
 }
 
 /** The conversation rules: the user ends with `end_conversation`; ToolSandbox's own limit is 30 messages, applied when grading. */
@@ -62,9 +69,13 @@ export type ToolSandboxEnvironment = Omit<Environment, "start" | "grade"> & {
 };
 
 /** Wraps the export as an environment. */
-export function createToolSandboxEnvironment(data: ToolSandboxExport, options: ToolSandboxEnvironmentOptions = {}): ToolSandboxEnvironment {
+export function createToolSandboxEnvironment(exported: ToolSandboxExport, options: ToolSandboxEnvironmentOptions = {}): ToolSandboxEnvironment {
+  const exportClock: SandboxClock = { now: exported.meta.frozen_now_posix, utcOffsetHours: exported.meta.tz_offset_hours };
+  const clock: SandboxClock = options.clock ?? exportClock;
+  const rebased = clock.now !== exportClock.now || clock.utcOffsetHours !== exportClock.utcOffsetHours;
+  if (rebased && options.timeDependence === undefined) throw new MissingTimeDependenceError(clock);
+  const data = rebased ? rebaseExport(exported, options.timeDependence ?? [], clock) : exported;
   const schemas: DatabaseSchemas = databaseSchemas(data);
-  const clock: SandboxClock = { now: data.meta.frozen_now_posix, utcOffsetHours: data.meta.tz_offset_hours };
   const wanted = options.scenarios === undefined ? undefined : new Set(options.scenarios);
   const all = new Map(data.scenarios.map((scenario) => [scenario.name, scenario]));
   for (const name of wanted ?? []) if (!all.has(name)) throw new UnknownScenarioError(name, "--scenarios");

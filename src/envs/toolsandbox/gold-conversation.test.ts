@@ -7,6 +7,7 @@ import { toolSandboxDataDirectory } from "../../testing/shared-data.js";
 import { createToolSandboxEnvironment } from "./environment.js";
 import { goldConversation, type GoldOptions } from "./gold-conversation.js";
 import { loadToolSandboxExport } from "./load-export.js";
+import { loadTimeDependence } from "./time-rebase.js";
 
 const directory = toolSandboxDataDirectory();
 const data = loadToolSandboxExport(directory);
@@ -78,4 +79,14 @@ test("calling a minefield's tool zeroes the similarity", () => {
     }
   }
   assert.equal(minefields, 20);
+});
+
+test("under another declared now and time zone, the rebuilt scenarios' gold conversations still score 1.0", () => {
+  const clock = { now: data.meta.frozen_now_posix + 40 * 86400 + 3 * 3600, utcOffsetHours: -8 };
+  const shifted = createToolSandboxEnvironment(data, { scenarios: offline, clock, timeDependence: loadTimeDependence(directory) });
+  assert.equal(shifted.clock.now, clock.now);
+  const failures = offline.filter((name) => shifted.evaluate(shifted.task(name), goldConversation(shifted, shifted.task(name)), "user_stop").similarity !== 1);
+  assert.deepEqual(failures, []);
+  assert.notDeepEqual(shifted.scenario(shifted.task("add_reminder_content_and_week_delta_and_time")).evaluation, environment.scenario(environment.task("add_reminder_content_and_week_delta_and_time")).evaluation);
+  assert.throws(() => createToolSandboxEnvironment(data, { clock }), /time_dependence/);
 });

@@ -64,12 +64,12 @@ const NEUTRAL_ARGUMENTS: Record<string, Record<string, unknown>> = {
 };
 
 /** The local date and time of the scenario's target reminder, as `datetime_info_to_timestamp` arguments. */
-function reminderDateTime(scenario: ScenarioData): Record<string, number> {
+function reminderDateTime(scenario: ScenarioData, utcOffsetHours: number): Record<string, number> {
   for (const milestone of scenario.evaluation.milestones.items) {
     for (const constraint of milestone.snapshot_constraints) {
       const timestamp = constraint.target_dataframe?.rows[0]?.reminder_timestamp;
       if (constraint.database_namespace === "REMINDER" && typeof timestamp === "number") {
-        const value = fromTimestamp(timestamp, 0);
+        const value = fromTimestamp(timestamp, utcOffsetHours);
         return { year: value.year, month: value.month, day: value.day, hour: value.hour, minute: value.minute, second: value.second };
       }
     }
@@ -91,7 +91,7 @@ function withoutNulls(row: Row, keys: readonly string[]): Record<string, unknown
  * Builds the gold conversation of a scenario in a fresh episode: `execute` runs one call in the episode (appending the
  * assistant call and the tool message) and returns the call's result as the trace records it; `say` appends a reply.
  */
-export function buildGold(scenario: ScenarioData, execute: (call: GoldCall) => unknown, say: (text: string) => void, options: GoldOptions = {}): void {
+export function buildGold(scenario: ScenarioData, execute: (call: GoldCall) => unknown, say: (text: string) => void, options: GoldOptions = {}, utcOffsetHours = 0): void {
   const traceResults = new Map<number, Record<string, unknown>>();
   const done = new Set<string>();
   let mutationPending = options.mutateFirstArgument === true;
@@ -139,7 +139,7 @@ export function buildGold(scenario: ScenarioData, execute: (call: GoldCall) => u
         const golden = (Array.isArray(parsed) ? parsed[0] : parsed) as { tool_name: string; arguments: Record<string, unknown> };
         const args: Record<string, unknown> = { ...golden.arguments, ...extracted };
         if (Object.keys(args).length === 0) Object.assign(args, NEUTRAL_ARGUMENTS[golden.tool_name] ?? {});
-        if (golden.tool_name === "datetime_info_to_timestamp" && args.year === undefined) Object.assign(args, reminderDateTime(scenario));
+        if (golden.tool_name === "datetime_info_to_timestamp" && args.year === undefined) Object.assign(args, reminderDateTime(scenario, utcOffsetHours));
         if (golden.tool_name === "search_lat_lon" && args.latitude === undefined) Object.assign(args, location());
         if (golden.tool_name === "search_location_around_lat_lon" && args.location === undefined) args.location = "Whole Foods";
         call(index, { name: golden.tool_name, arguments: args }, new Set([...Object.keys(golden.arguments), ...Object.keys(extracted)]));
@@ -196,6 +196,7 @@ export function goldConversation(environment: ToolSandboxEnvironment, task: Task
     },
     (text) => messages.push({ role: "assistant", content: text }),
     options,
+    environment.clock.utcOffsetHours,
   );
   messages.push({ role: "user", content: END_CONVERSATION_TOKEN });
   return messages;
