@@ -10,6 +10,7 @@ import { registerDashboardCommand } from "./dashboard-command.js";
 import { registerShowCommand } from "./show-command.js";
 import { registerSynthesisCommands } from "./synthesis-commands.js";
 import { registerTau2Commands } from "./tau2-commands.js";
+import { registerToolSandboxCommands } from "./toolsandbox-commands.js";
 import { registerWorkerCommands } from "./worker-commands.js";
 import { escapeControlCharacters } from "../synthesis/validation/module-text.js";
 import { TraceError } from "../spec/trace-error.js";
@@ -24,6 +25,7 @@ function createProgram(): Command {
     // A command's options come before its subcommand's name (`analyze` and `analyze aggregate` both have --runs).
     .enablePositionalOptions();
   registerTau2Commands(program);
+  registerToolSandboxCommands(program);
   registerRolloutCommands(program);
   registerShowCommand(program);
   registerAnalyzeCommands(program);

@@ -21,6 +21,7 @@ import { integerOption } from "./integer-option.js";
 import { addRunDirectoryArgument, addRunDirectoryOption } from "./run-directory-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
+import { runToolSandboxRollout } from "./toolsandbox-rollout.js";
 import { TraceError } from "../spec/trace-error.js";
 
 /** The TRACE paper's step limit. */
@@ -45,6 +46,9 @@ export interface RolloutCommandOptions {
   maxErrors?: string;
   seed: string;
   tasks?: string;
+  augmentations?: string;
+  now?: string;
+  utcOffset?: string;
   runDir: string;
   json?: boolean;
 }
@@ -95,7 +99,8 @@ function formatSummary(summary: RolloutSummary): string {
 }
 
 /** `trace rollout`: resolves the config, writes it, runs the episodes into RUN_DIR/store.sqlite. */
-async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+export async function runRolloutCommand(options: RolloutCommandOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
+  if (options.env === "toolsandbox") return runToolSandboxRollout(options, write, signal);
   const domain = domainOf(options.env);
   const run = openRunDirectory(options.runDir);
   run.checkPath();
@@ -308,8 +313,8 @@ export function registerRolloutCommands(program: Command): void {
   const rollout = program
     .command("rollout")
     .description("run the agent on tasks × trials of an environment into RUN_DIR/store.sqlite (resumable: rerun the same command)")
-    .requiredOption("--env <env>", "tau2-airline or tau2-retail")
-    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md)");
+    .requiredOption("--env <env>", "tau2-airline, tau2-retail or toolsandbox")
+    .requiredOption("--data-dir <dir>", "the domain's directory (tasks.json, db.json, policy.md); for toolsandbox the one with scenarios.json.gz");
   addEndpointOptions(rollout, "agent", "the policy", { required: true });
   addEndpointOptions(rollout, "user", "the user simulator", { fallback: "the agent's" });
   addRunDirectoryOption(rollout)
@@ -321,6 +326,9 @@ export function registerRolloutCommands(program: Command): void {
     .option("--max-errors <n>", `tool-error limit per episode (default ${DEFAULT_MAX_ERRORS})`)
     .option("--seed <s>", "seed of episode 0; episode i gets seed + i", "0")
     .option("--tasks <ids>", "comma-separated task ids (default: all)")
+    .option("--augmentations <names>", "toolsandbox: only these tool augmentations (none, 3_distraction_tools, …)")
+    .option("--now <seconds>", "toolsandbox: the declared now, POSIX seconds (default: the export's)")
+    .option("--utc-offset <hours>", "toolsandbox: the declared local time zone, hours from UTC (default: the export's)")
     .option("--json", "end with one JSON line: the summary")
     .action(async (options: RolloutCommandOptions) => {
       const controller = new AbortController();

@@ -185,8 +185,11 @@ const pipelineConfigSchema = z.strictObject({
       /**
        * `tau2`: τ²-bench domains from `dataDirectory`; `mini`: the procedurally generated TRACE-mini world (src/envs/mini);
        * `module`: the user's own target module (`module`); `mcp`: the tools of an MCP server (`mcp`). See docs/own-environment.md.
+       * `toolsandbox`: ToolSandbox's scenarios from `dataDirectory` (the directory with `scenarios.json.gz`; docs/toolsandbox.md).
        */
-      kind: z.enum(["tau2", "mini", "module", "mcp"]).default("tau2"),
+      kind: z.enum(["tau2", "mini", "module", "mcp", "toolsandbox"]).default("tau2"),
+      /** `toolsandbox`: the tool augmentations whose scenarios are used (default: `none`, the 129 root scenarios). */
+      augmentations: z.array(z.string().min(1)).min(1).default(["none"]),
       /** `module`: the target module's file (TypeScript or JavaScript exporting the `TargetModule` interface of `trace-agent/target`). */
       module: z.string().min(1).optional(),
       /** `mcp`: the server, the tasks, how state is reset and how episodes are graded. */
@@ -218,6 +221,7 @@ const pipelineConfigSchema = z.strictObject({
       seed: z.number().int().nonnegative().default(0),
     })
     .refine((target) => target.kind !== "tau2" || target.dataDirectory !== undefined, { message: "dataDirectory is required for a tau2 target", path: ["dataDirectory"] })
+    .refine((target) => target.kind !== "toolsandbox" || target.dataDirectory !== undefined, { message: "dataDirectory (with scenarios.json.gz) is required for a toolsandbox target", path: ["dataDirectory"] })
     .refine((target) => target.kind !== "module" || target.module !== undefined, { message: "module (the target module's file) is required for a module target", path: ["module"] })
     .refine((target) => target.kind !== "mcp" || target.mcp !== undefined, { message: "mcp (server, tasksFile, state, grader) is required for an mcp target", path: ["mcp"] })
     .refine((target) => target.kind !== "mini" || target.evaluationSeedStart >= target.trainingSeeds, {
@@ -328,7 +332,7 @@ const pipelineConfigSchema = z.strictObject({
   needs(config.environments.source === "generated", "generator", 'environments.source is "generated"');
   const mcpGrader = config.target.mcp?.grader;
   needs(config.target.kind === "mcp" && mcpGrader !== undefined && "judge" in mcpGrader, "judge", "target.mcp.grader is an LLM judge");
-  if ((config.target.kind === "module" || config.target.kind === "mcp") && config.analysis.labeler !== "llm") {
+  if ((config.target.kind === "module" || config.target.kind === "mcp" || config.target.kind === "toolsandbox") && config.analysis.labeler !== "llm") {
     context.addIssue({ code: "custom", path: ["analysis", "labeler"], message: `a ${config.target.kind} target needs the LLM analyst ("llm"; the reference labeler knows only τ² and TRACE-mini)` });
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });

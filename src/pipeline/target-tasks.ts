@@ -13,6 +13,9 @@ import { targetTaskOf, type GradeResult } from "../envs/custom/target-module.js"
 import { miniTargetModule } from "../envs/mini/index.js";
 import { loadTau2Domain } from "../envs/tau2/domains.js";
 import { createTau2Environment } from "../envs/tau2/environment.js";
+import { createToolSandboxEnvironment, firstUserMessage } from "../envs/toolsandbox/environment.js";
+import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
+import { createToolSandboxScriptedUser, createToolSandboxUser } from "../envs/toolsandbox/user-simulator.js";
 import { createLlmUserSimulator, readUserSimulatorGuidelines } from "../rollout/llm-user-simulator.js";
 import { createScriptedUser } from "../rollout/scripted-user.js";
 import type { SimulatedUser } from "../rollout/simulated-user.js";
@@ -112,6 +115,7 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
       },
     ];
   }
+  if (target.kind === "toolsandbox") return [toolSandboxTarget(config)];
   const dataDirectory = target.dataDirectory!;
   const makeUser = tau2UserFactory(config);
   return target.domains.map((domain) => {
@@ -131,6 +135,30 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
         : `${split === undefined ? "no split_tasks.json" : "split_tasks.json has no test split"}: analysis, training and evaluation on the same ${tasks.length} ${train === undefined ? "" : "train "}tasks`;
     return { domain, environment, tasks, evaluationTasks, makeUser, request: (task) => task.userInstructions, split: words };
   });
+}
+
+/**
+ * ToolSandbox: the scenarios of the configured augmentations (the first N when `tasksPerDomain` is set), used for both
+ * analysis and evaluation (ToolSandbox has no split); its scripted user (the scenario's first message, then
+ * `end_conversation`) or its LLM user on the `user` role.
+ */
+function toolSandboxTarget(config: ResolvedPipelineConfig): TargetDomain {
+  const { target } = config;
+  const environment = createToolSandboxEnvironment(loadToolSandboxExport(target.dataDirectory!), { augmentations: target.augmentations });
+  const all = environment.tasks();
+  const tasks = target.tasksPerDomain === undefined ? [...all] : all.slice(0, target.tasksPerDomain);
+  const client = target.user === "scripted" ? undefined : roleClient(config, "user");
+  const makeUser = (task: Task): SimulatedUser =>
+    client === undefined ? createToolSandboxScriptedUser(environment.scenario(task), []) : createToolSandboxUser({ client, scenario: environment.scenario(task), sampling: { temperature: target.userTemperature } });
+  return {
+    domain: "toolsandbox",
+    environment,
+    tasks,
+    evaluationTasks: tasks,
+    makeUser,
+    request: (task) => firstUserMessage(environment.scenario(task)),
+    split: `ToolSandbox has no split: analysis, training and evaluation on the same ${tasks.length} scenarios (${target.augmentations.join(", ")})`,
+  };
 }
 
 /** The user of a τ² task: its instructions as one scripted message, or τ²-bench's LLM user simulator on the `user` role. */

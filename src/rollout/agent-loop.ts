@@ -229,8 +229,11 @@ async function playEpisode(options: RunEpisodeOptions, episode: Episode): Promis
         next = "user";
       }
     } else {
-      for (const call of pendingCalls?.tool_calls ?? []) {
-        const result = await episode.executeToolCall(call);
+      const calls = pendingCalls?.tool_calls ?? [];
+      const batch = episode.executeToolCalls === undefined ? undefined : await episode.executeToolCalls(calls);
+      for (const [index, call] of calls.entries()) {
+        const result = batch === undefined ? await episode.executeToolCall(call) : batch[index];
+        if (result === undefined) throw new Error(`executeToolCalls returned no result for call ${index}`);
         if (result.error) errors += 1;
         const observation: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content, error: result.error };
         push(observation);

@@ -18,6 +18,11 @@ export interface ToolResult {
 export interface Episode {
   readonly task: Task;
   executeToolCall(call: ToolCall): ToolResult | Promise<ToolResult>;
+  /**
+   * Executes one assistant message's calls together (results in call order), for environments whose parallel calls
+   * are not independent calls in sequence (ToolSandbox tries every order). The agent loop prefers it when present.
+   */
+  executeToolCalls?(calls: readonly ToolCall[]): readonly ToolResult[] | Promise<readonly ToolResult[]>;
   /** Releases what the episode holds (e.g. a tool server started for it); the agent loop calls it once, after grading. */
   close?(): void | Promise<void>;
 }

@@ -19,3 +19,12 @@ export function tau2DataDirectory(): string {
 export function tau2DomainDirectory(domain: "airline" | "retail"): string {
   return path.join(tau2DataDirectory(), domain);
 }
+
+/** Directory of ToolSandbox's export (`../shared/data/toolsandbox`), or where TRACE_TOOLSANDBOX_DATA points. */
+export function toolSandboxDataDirectory(): string {
+  const directory = process.env.TRACE_TOOLSANDBOX_DATA ?? path.resolve(repositoryRoot, "../shared/data/toolsandbox");
+  if (!existsSync(directory)) {
+    throw new Error(`ToolSandbox data not found at ${directory} (set TRACE_TOOLSANDBOX_DATA to the shared/data/toolsandbox directory)`);
+  }
+  return directory;
+}

@@ -1,8 +1,8 @@
 /** Python's `repr()`, `str()` and type names of parsed JSON values, for error messages worded as CPython's. */
 import { pythonFloatString } from "../../core/python-json.js";
+import { pythonStringRepr } from "../../core/python-string-repr.js";
 
-/** Characters `str.isprintable()` rejects (other than the plain space, which is printable). */
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+export { pythonStringRepr };
 
 /** The Python type name of a parsed JSON value (`int` for integral numbers: JSON cannot tell `1` from `1.0`). */
 export function pythonTypeName(value: unknown): string {
@@ -19,26 +19,6 @@ export function pythonTypeName(value: unknown): string {
 export function pythonNumberString(value: number): string {
   if (Number.isInteger(value)) return BigInt(value).toString();
   return pythonFloatString(value);
-}
-
-/** `repr()` of a Python `str`: single quotes unless the text holds `'` and no `"`; escapes as CPython writes them. */
-export function pythonStringRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if (char === quote || char === "\\") out += `\\${char}`;
-    else if (char === "\n") out += "\\n";
-    else if (char === "\r") out += "\\r";
-    else if (char === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else if (code >= 0x80 && char !== " " && NON_PRINTABLE.test(char)) {
-      if (code < 0x100) out += `\\x${code.toString(16).padStart(2, "0")}`;
-      else if (code < 0x10000) out += `\\u${code.toString(16).padStart(4, "0")}`;
-      else out += `\\U${code.toString(16).padStart(8, "0")}`;
-    } else out += char;
-  }
-  return out + quote;
 }
 
 /** `repr()` of a parsed JSON value as Python would print the same value loaded by `json.loads`. */

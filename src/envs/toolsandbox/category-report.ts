@@ -1,0 +1,54 @@
+/**
+ * ToolSandbox's result summary (its CLI's `get_category_summary`): mean similarity and turn count overall and per
+ * scenario category, the three-distraction-tools category counted without the scrambled variants built on it, plus
+ * the number of perfect (similarity 1.0) conversations.
+ */
+
+/** One scored conversation. */
+export interface ScoredScenario {
+  name: string;
+  categories: readonly string[];
+  similarity: number;
+  turnCount: number;
+}
+
+export interface CategoryFigures {
+  count: number;
+  meanSimilarity: number;
+  perfect: number;
+  meanTurnCount: number;
+}
+
+const SCRAMBLES = new Set(["TOOL_NAME_SCRAMBLED", "TOOL_DESCRIPTION_SCRAMBLED", "ARG_DESCRIPTION_SCRAMBLED", "ARG_TYPE_SCRAMBLED", "ARG_NAME_SCRAMBLED"]);
+
+/** Figures per category and `ALL_CATEGORIES`. */
+export function categorySummary(results: readonly ScoredScenario[]): Record<string, CategoryFigures> {
+  const groups = new Map<string, ScoredScenario[]>();
+  const add = (category: string, result: ScoredScenario) => groups.set(category, [...(groups.get(category) ?? []), result]);
+  for (const result of results) {
+    for (const category of result.categories) {
+      if (category === "THREE_DISTRACTION_TOOLS" && result.categories.some((other) => SCRAMBLES.has(other))) continue;
+      add(category, result);
+    }
+    add("ALL_CATEGORIES", result);
+  }
+  const out: Record<string, CategoryFigures> = {};
+  for (const [category, members] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    out[category] = {
+      count: members.length,
+      meanSimilarity: members.reduce((sum, member) => sum + member.similarity, 0) / members.length,
+      perfect: members.filter((member) => member.similarity === 1).length,
+      meanTurnCount: members.reduce((sum, member) => sum + member.turnCount, 0) / members.length,
+    };
+  }
+  return out;
+}
+
+/** A fixed-width table of the summary. */
+export function formatCategorySummary(summary: Record<string, CategoryFigures>): string {
+  const lines = [`${"category".padEnd(28)} ${"n".padStart(5)} ${"similarity".padStart(10)} ${"perfect".padStart(8)} ${"turns".padStart(6)}`];
+  for (const [category, figures] of Object.entries(summary)) {
+    lines.push(`${category.padEnd(28)} ${String(figures.count).padStart(5)} ${figures.meanSimilarity.toFixed(3).padStart(10)} ${String(figures.perfect).padStart(8)} ${figures.meanTurnCount.toFixed(1).padStart(6)}`);
+  }
+  return lines.join("\n");
+}
