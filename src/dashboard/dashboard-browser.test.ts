@@ -26,7 +26,7 @@ const emptyDirectory = path.join(scratch, "empty");
 const corruptRun = path.join(scratch, "corrupt-run");
 const screenshots = path.join(repositoryRoot, "runs", "dashboard-screenshots");
 const servers: FakeChatServer[] = [];
-const ITERATIONS = 4;
+const ITERATIONS = 3;
 let browser: Browser | undefined;
 let dashboard: ListeningApp | undefined;
 
