@@ -24,9 +24,10 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-dashboard-"));
 const runDirectory = path.join(scratch, "ticketing-run");
 const emptyDirectory = path.join(scratch, "empty");
 const corruptRun = path.join(scratch, "corrupt-run");
+const toolRun = path.join(scratch, "tool-run");
 const screenshots = path.join(repositoryRoot, "runs", "dashboard-screenshots");
 const servers: FakeChatServer[] = [];
-const ITERATIONS = 4;
+const ITERATIONS = 3;
 let browser: Browser | undefined;
 let dashboard: ListeningApp | undefined;
 
@@ -37,7 +38,25 @@ before(async () => {
   mkdirSync(path.join(corruptRun, "stages"), { recursive: true });
   writeFileSync(path.join(corruptRun, "config.json"), "{ half");
   writeFileSync(path.join(corruptRun, "store.sqlite"), "this is not a database, it only has the name of one".repeat(100));
-  dashboard = await startDashboard({ runs: [runDirectory, emptyDirectory, corruptRun], port: 0 });
+  // An imported-style run whose one episode calls a tool (the tiny policy seldom does), for the conversation view.
+  mkdirSync(toolRun);
+  writeFileSync(path.join(toolRun, "config.json"), "{}");
+  const store = openTrajectoryStore(path.join(toolRun, "store.sqlite"));
+  store.finishEpisode({ environment: "tau2-airline", taskId: "7", trial: 0 }, {
+    environment: "tau2-airline",
+    taskId: "7",
+    trial: 0,
+    termination: "agent_stop",
+    messages: [
+      { role: "user", content: "Cancel reservation ABC123 please." },
+      { role: "assistant", content: null, tool_calls: [{ id: "call-1", type: "function", function: { name: "cancel_reservation", arguments: '{"reservation_id":"ABC123"}' } }] },
+      { role: "tool", tool_call_id: "call-1", content: '{"status":"cancelled"}' },
+      { role: "assistant", content: "Done: ABC123 is cancelled." },
+    ],
+    reward: { reward: 0.5, success: false, breakdown: { DB: 1, COMMUNICATE: 0 } },
+  });
+  store.close();
+  dashboard = await startDashboard({ runs: [runDirectory, emptyDirectory, corruptRun, toolRun], port: 0 });
   browser = await puppeteer.launch({ executablePath: process.env.TRACE_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 });
 
@@ -239,6 +258,12 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
   await show(page, "#/2/rollouts");
   assert.match(await text(page, '[data-testid="error"]'), /corrupt-run\/store\.sqlite: cannot open: file is not a database/);
   await snap(page, "corrupt-store");
+  // The conversation view: the tool call with its arguments, the tool's result, the grader's breakdown.
+  await show(page, "#/3/episode?source=rollouts&environment=tau2-airline&task=7&trial=0");
+  assert.deepEqual(await evaluate<string[]>(page, `[...document.querySelectorAll('[data-testid="tool-call"]')].map((call) => call.textContent.replace(/\\s+/g, " "))`), ['→ cancel_reservation({ "reservation_id": "ABC123" })']);
+  assert.match(await text(page, ".message.tool"), /^tool \(call-1\)\s+\{"status":"cancelled"\}$/);
+  assert.deepEqual(await cells(page, '[data-testid="reward-breakdown"]'), [["DB", "1.000"], ["COMMUNICATE", "0.000"]]);
+  await snap(page, "episode-with-tool-call");
   const health = await fetch(`${dashboard!.origin}/api/runs/0/stages`);
   assert.equal(health.status, 200, "the server is still up");
   assert.deepEqual(pageErrors, []);
