@@ -24,9 +24,10 @@ const config = {
   name: "mini-smoke",
   model: {
     initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
-    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 } },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3 },
   },
-  target: { kind: "mini", trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
+  // The v2 target: composite tasks among the single-capability ones.
+  target: { kind: "mini", families: ["precondition", "payment", "composite"], trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
   // Thresholds at 0 keep every capability the labeler sees lacking, whatever the barely trained base does.
   analysis: { coverage: 0, gap: 0 },
   environments: {
@@ -61,6 +62,15 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.ok(base.losses.at(-1)! < base.losses[0]!, `SFT loss ${base.losses[0]} → ${base.losses.at(-1)}`);
   assert.ok(base.expertSuccessRate > 0 && base.expertSuccessRate < 1, "the expert's deficits make some demonstrations fail");
   assert.ok(existsSync(path.join(runDirectory, "model", "model.safetensors")), "merged base checkpoint");
+  // Mechanics measured through the worker on 3 held-out flawless demonstrations, apart from task success.
+  const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number } }).mechanics;
+  assert.equal(mechanics.demonstrations, 3);
+  assert.ok(mechanics.turns >= mechanics.toolTurns && mechanics.toolTurns >= 3, JSON.stringify(mechanics));
+  for (const rate of [mechanics.toolCallValidity, mechanics.identifierCopying]) assert.ok(rate >= 0 && rate <= 1);
+  // The base rollouts' failures attributed to the designed deficits or to something else.
+  const failures = JSON.parse(readFileSync(path.join(runDirectory, "base", "failures.json"), "utf8")) as { episodes: number; failed: number; explained: number; other: number };
+  assert.equal(failures.episodes, 8);
+  assert.equal(failures.explained + failures.other, failures.failed);
   const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { decisions: { source: string }[]; accuracy?: { tasks: number } };
   assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");
   assert.ok(routing.decisions.every((decision) => decision.source === "retrieval"));
