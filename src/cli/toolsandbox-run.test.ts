@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { after, test } from "node:test";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.join(root, "bin/trace.js");
@@ -78,4 +79,70 @@ test("trace run --until analyze on a toolsandbox target with the worker's tiny m
   assert.equal(report.code, 0, report.stderr);
   const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
   assert.equal(figures.ALL_CATEGORIES?.count, 2);
+});
+
+/** The scripted generator's module: ToolSandbox's own send-message and cellular tools (schemas as the export gives them). */
+function generatedModule(): string {
+  const tools = loadToolSandboxExport(toolSandboxDataDirectory()).tools;
+  const schema = (name: string) => tools[name]!.openai_schema_by_augmentation.NONE;
+  return `import type { CapabilityModule } from "../sdk/capability-module.js";
+const definition: CapabilityModule = {
+  capability: "state_dependency_recovery",
+  description: "Turn a disabled service back on before the tool that needs it.",
+  policy: "If a tool fails because a service is disabled, enable the service and retry.",
+  tools: ${JSON.stringify([schema("send_message_with_phone_number"), schema("set_cellular_service_status")])},
+  readTools: [],
+  generate(seed, sdk) {
+    const phone = "+1555000" + String(1000 + seed);
+    return { state: { cellular: false, sent: [] }, request: "Send 'hello " + seed + "' to " + phone, followUps: [], solution: [{ name: "set_cellular_service_status", arguments: { on: true } }, { name: "send_message_with_phone_number", arguments: { phone_number: phone, content: "hello " + seed } }], mustSay: [], facts: { phone } };
+  },
+  runTool(state, name, args) {
+    if (name === "set_cellular_service_status") return { output: "None", error: false, state: { ...state, cellular: args.on === true } };
+    if (name === "send_message_with_phone_number") {
+      if (state.cellular !== true) return { output: "ConnectionError: Cellular service is not enabled", error: true, state };
+      return { output: "'m-1'", error: false, state: { ...state, sent: [...(state.sent as unknown[]), args.phone_number] } };
+    }
+    return { output: "Error: unknown tool " + name, error: true, state };
+  },
+  verify(input) {
+    const sent = input.finalState.sent as string[];
+    const success = sent.length === 1 && sent[0] === String(input.instance.facts.phone) && input.finalState.cellular === true;
+    return { reward: success ? 1 : input.replies.join("").length % 2 === 1 ? 0.5 : 0, success, breakdown: { sent: success ? 1 : 0 } };
+  },
+};
+export default definition;
+`;
+}
+
+test("trace run on a toolsandbox target: every stage with the worker's tiny model and scripted analyst and generator", { timeout: 900_000 }, async () => {
+  const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
+  const generatorServer = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "```ts\n" + generatedModule() + "```" })));
+  servers.push(analystServer, generatorServer);
+  const runDirectory = path.join(scratch, "full-run");
+  const config = {
+    name: "toolsandbox-full",
+    model: { initTiny: { seed: 0, maxPositions: 4096 } },
+    analysis: { labeler: "llm", runs: 1, batchSize: 3 },
+    environments: {
+      source: "generated",
+      maxAttempts: 1,
+      gateSeeds: 5,
+      validationSeeds: [0],
+      calibration: { seeds: 2, samples: 2, minimumMeanReward: 0, minimumSuccessRate: 0, minimumRewardStd: 0, maximumAllZeroFraction: 1, maximumConstantFraction: 1, minimumInformativeFraction: 0 },
+    },
+    training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
+    evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
+    endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" }, generator: { url: generatorServer.baseUrl, model: "scripted-generator" } },
+    roles: { analyst: "analyst", generator: "generator" },
+    target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
+  };
+  const configFile = path.join(scratch, "full-config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const result = await trace(["run", configFile, "--run-dir", runDirectory]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const generation = generatorServer.received.map((request) => JSON.stringify(request.body.messages)).join("\n");
+  assert.match(generation, /send_message_with_phone_number/);
+  const index = readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8");
+  assert.ok(existsSync(path.join(runDirectory, "adapters", "state_dependency_recovery", "metrics.jsonl")), `the adapter was trained (environments: ${index})`);
+  assert.ok(existsSync(path.join(runDirectory, "eval", "results.json")));
 });
