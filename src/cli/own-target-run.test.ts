@@ -14,6 +14,7 @@ import { after, test } from "node:test";
 import { loadTargetModule } from "../envs/custom/load-target-module.js";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { SMALL_RUN_SETTINGS as small } from "../testing/small-run-settings.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.join(root, "bin/trace.js");
@@ -134,19 +135,6 @@ async function scriptedEndpoints() {
   };
 }
 
-const small = {
-  model: { initTiny: { seed: 0, maxPositions: 4096 } },
-  analysis: { labeler: "llm", runs: 1, batchSize: 3 },
-  environments: {
-    source: "generated",
-    maxAttempts: 1,
-    gateSeeds: 5,
-    validationSeeds: [0],
-    calibration: { seeds: 2, samples: 2, minimumMeanReward: 0, minimumSuccessRate: 0, minimumRewardStd: 0, maximumAllZeroFraction: 1, maximumConstantFraction: 1, minimumInformativeFraction: 0 },
-  },
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
-  evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
-};
 
 test("trace run on the example target module: every stage; the generator saw the target's tools and policy; evaluation on its test tasks", { timeout: 600_000 }, async () => {
   const { analystServer, generatorServer, endpoints } = await scriptedEndpoints();

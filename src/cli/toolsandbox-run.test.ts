@@ -14,6 +14,7 @@ import { after, test } from "node:test";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { SMALL_RUN_SETTINGS } from "../testing/small-run-settings.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -121,17 +122,7 @@ test("trace run on a toolsandbox target: every stage with the worker's tiny mode
   const runDirectory = path.join(scratch, "full-run");
   const config = {
     name: "toolsandbox-full",
-    model: { initTiny: { seed: 0, maxPositions: 4096 } },
-    analysis: { labeler: "llm", runs: 1, batchSize: 3 },
-    environments: {
-      source: "generated",
-      maxAttempts: 1,
-      gateSeeds: 5,
-      validationSeeds: [0],
-      calibration: { seeds: 2, samples: 2, minimumMeanReward: 0, minimumSuccessRate: 0, minimumRewardStd: 0, maximumAllZeroFraction: 1, maximumConstantFraction: 1, minimumInformativeFraction: 0 },
-    },
-    training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
-    evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
+    ...SMALL_RUN_SETTINGS,
     endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" }, generator: { url: generatorServer.baseUrl, model: "scripted-generator" } },
     roles: { analyst: "analyst", generator: "generator" },
     target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
