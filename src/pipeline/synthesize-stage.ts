@@ -17,6 +17,7 @@ import { synthesizeRun, type KeptCapability } from "../synthesis/generation/synt
 import { playSolution } from "../envs/modules/module-policies.js";
 import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
 import { customSynthesisTarget, parseSynthesisTarget, type SynthesisTarget } from "../synthesis/validation/target-tools.js";
+import { allAgentTools, type ToolSandboxEnvironment } from "../envs/toolsandbox/environment.js";
 import { roleClient } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
@@ -71,6 +72,11 @@ async function synthesisTargets(context: PipelineContext): Promise<{ pickTarget:
     const [domain] = await loadTargetDomains(context.config);
     const environment = domain!.environment as CustomEnvironment;
     return { pickTarget: customSynthesisTarget(environment.name, environment.target.tools), policyText: environment.target.policy ?? NO_POLICY };
+  }
+  if (target.kind === "toolsandbox") {
+    const [domain] = await loadTargetDomains(context.config);
+    const environment = domain!.environment as ToolSandboxEnvironment;
+    return { pickTarget: customSynthesisTarget(environment.name, allAgentTools(environment.data)), policyText: environment.systemPrompt(domain!.tasks[0]!) };
   }
   const policyFile = target.dataDirectory === undefined ? undefined : path.join(target.dataDirectory, target.domains[0]!, "policy.md");
   return { pickTarget: targetOf(target.domains), policyText: policyFile !== undefined && existsSync(policyFile) ? readFileSync(policyFile, "utf8") : NO_POLICY };

@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTargetModule } from "../envs/custom/load-target-module.js";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "./fake-chat-server.js";
+import { SMALL_RUN_SETTINGS } from "./small-run-settings.js";
 
 /** The repository root. */
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -130,19 +131,7 @@ export async function scriptedEndpoints(servers: FakeChatServer[]) {
 }
 
 /** Settings that keep every stage small (spread into a configuration). */
-export const small = {
-  model: { initTiny: { seed: 0, maxPositions: 4096 } },
-  analysis: { labeler: "llm", runs: 1, batchSize: 3 },
-  environments: {
-    source: "generated",
-    maxAttempts: 1,
-    gateSeeds: 5,
-    validationSeeds: [0],
-    calibration: { seeds: 2, samples: 2, minimumMeanReward: 0, minimumSuccessRate: 0, minimumRewardStd: 0, maximumAllZeroFraction: 1, maximumConstantFraction: 1, minimumInformativeFraction: 0 },
-  },
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 12, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4 },
-  evaluation: { heldOutSeeds: [1000], maxTokens: 12, maxSteps: 2 },
-};
+export const small = SMALL_RUN_SETTINGS;
 
 
 /** The module-target run's configuration: every stage on 3 train and 3 test tasks; `overrides` replace top-level sections. */

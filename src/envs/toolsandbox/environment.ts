@@ -43,6 +43,17 @@ export function userTask(data: Pick<ToolSandboxExport, "user_instruction_prefix"
   return content.startsWith(data.user_instruction_prefix) ? content.slice(data.user_instruction_prefix.length) : content;
 }
 
+/** Every agent tool of ToolSandbox in registry order, as the un-augmented scenarios show it (for synthesis's schema gate). */
+export function allAgentTools(data: Pick<ToolSandboxExport, "tools">): { name: string; description: string; parameters: Record<string, unknown> }[] {
+  return Object.entries(data.tools)
+    .filter(([, info]) => info.visible_to?.includes("AGENT") ?? true)
+    .sort(([, a], [, b]) => a.registry_order - b.registry_order)
+    .flatMap(([, info]) => {
+      const schema = info.openai_schema_by_augmentation.NONE;
+      return schema === undefined ? [] : [{ name: schema.function.name, description: schema.function.description, parameters: schema.function.parameters }];
+    });
+}
+
 /** The scenario's own first user message (sent by the user simulator as its first turn). */
 export function firstUserMessage(scenario: ScenarioData): string {
   const index = scenario.starting_context.first_user_sandbox_message_index;

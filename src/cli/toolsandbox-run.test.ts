@@ -1,0 +1,139 @@
+/**
+ * `trace run` with `target.kind: "toolsandbox"` (mechanics): the worker's tiny model as the policy on two root
+ * scenarios with ToolSandbox's scripted user, graded by ToolSandbox's similarity; then the LLM analyst (scripted) on
+ * those trajectories; then `trace toolsandbox report` on the run.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { ServerResponse } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, test } from "node:test";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
+import { toolSandboxDataDirectory } from "../testing/shared-data.js";
+import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { SMALL_RUN_SETTINGS } from "../testing/small-run-settings.js";
+import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = path.join(root, "bin/trace.js");
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
+const servers: FakeChatServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function analyst(request: ReceivedRequest, res: ServerResponse): void {
+  const prompt = (request.body.messages as { content: string }[])[0]?.content ?? "";
+  if (prompt.includes("capability discovery agent")) {
+    const candidates = [{ name: "state_dependency_recovery", description: "Enables a disabled service before the tool that needs it. LACKING when a call fails on a disabled service and is not retried.", example_trajectories: [] }];
+    return sendJson(res, 200, chatBody({ content: JSON.stringify({ candidates }) }));
+  }
+  const labels: Record<string, Record<string, string>> = {};
+  for (const match of prompt.matchAll(/^### (\S+) — (FAILED|PASSED)/gm)) labels[match[1]!] = { state_dependency_recovery: match[2] === "FAILED" ? "LACKING" : "PRESENT" };
+  sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
+}
+
+function trace(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: root });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ stdout, stderr, code }));
+  });
+}
+
+test("trace run --until analyze on a toolsandbox target with the worker's tiny model", { timeout: 600_000 }, async () => {
+  const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
+  servers.push(analystServer);
+  const runDirectory = path.join(scratch, "run");
+  const config = {
+    name: "toolsandbox-mechanics",
+    model: { initTiny: { seed: 0, maxPositions: 4096 } },
+    analysis: { labeler: "llm", runs: 1, batchSize: 3 },
+    endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" } },
+    roles: { analyst: "analyst" },
+    target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
+  };
+  const configFile = path.join(scratch, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const result = await trace(["run", configFile, "--run-dir", runDirectory, "--until", "analyze"]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const store = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
+  const episodes = store.listEpisodes({ environment: "toolsandbox", status: "finished" });
+  store.close();
+  assert.deepEqual(episodes.map((episode) => episode.taskId).sort(), ["cellular_off", "get_cellular"].sort());
+  for (const episode of episodes) {
+    const details = episode.rewardInfo?.details as { similarity?: number; categories?: string[] } | undefined;
+    assert.equal(typeof details?.similarity, "number", JSON.stringify(episode.rewardInfo));
+    assert.ok(details?.categories?.includes("SINGLE_TOOL_CALL"));
+  }
+  assert.ok(analystServer.received.length > 0, "the analyst read the trajectories");
+  assert.ok(existsSync(path.join(runDirectory, "stages", "analyze.json")));
+  const report = await trace(["toolsandbox", "report", runDirectory, "--json"]);
+  assert.equal(report.code, 0, report.stderr);
+  const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
+  assert.equal(figures.ALL_CATEGORIES?.count, 2);
+});
+
+/** The scripted generator's module: ToolSandbox's own send-message and cellular tools (schemas as the export gives them). */
+function generatedModule(): string {
+  const tools = loadToolSandboxExport(toolSandboxDataDirectory()).tools;
+  const schema = (name: string) => tools[name]!.openai_schema_by_augmentation.NONE;
+  return `import type { CapabilityModule } from "../sdk/capability-module.js";
+const definition: CapabilityModule = {
+  capability: "state_dependency_recovery",
+  description: "Turn a disabled service back on before the tool that needs it.",
+  policy: "If a tool fails because a service is disabled, enable the service and retry.",
+  tools: ${JSON.stringify([schema("send_message_with_phone_number"), schema("set_cellular_service_status")])},
+  readTools: [],
+  generate(seed, sdk) {
+    const phone = "+1555000" + String(1000 + seed);
+    return { state: { cellular: false, sent: [] }, request: "Send 'hello " + seed + "' to " + phone, followUps: [], solution: [{ name: "set_cellular_service_status", arguments: { on: true } }, { name: "send_message_with_phone_number", arguments: { phone_number: phone, content: "hello " + seed } }], mustSay: [], facts: { phone } };
+  },
+  runTool(state, name, args) {
+    if (name === "set_cellular_service_status") return { output: "None", error: false, state: { ...state, cellular: args.on === true } };
+    if (name === "send_message_with_phone_number") {
+      if (state.cellular !== true) return { output: "ConnectionError: Cellular service is not enabled", error: true, state };
+      return { output: "'m-1'", error: false, state: { ...state, sent: [...(state.sent as unknown[]), args.phone_number] } };
+    }
+    return { output: "Error: unknown tool " + name, error: true, state };
+  },
+  verify(input) {
+    const sent = input.finalState.sent as string[];
+    const success = sent.length === 1 && sent[0] === String(input.instance.facts.phone) && input.finalState.cellular === true;
+    return { reward: success ? 1 : input.replies.join("").length % 2 === 1 ? 0.5 : 0, success, breakdown: { sent: success ? 1 : 0 } };
+  },
+};
+export default definition;
+`;
+}
+
+test("trace run on a toolsandbox target: every stage with the worker's tiny model and scripted analyst and generator", { timeout: 900_000 }, async () => {
+  const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
+  const generatorServer = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "```ts\n" + generatedModule() + "```" })));
+  servers.push(analystServer, generatorServer);
+  const runDirectory = path.join(scratch, "full-run");
+  const config = {
+    name: "toolsandbox-full",
+    ...SMALL_RUN_SETTINGS,
+    endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" }, generator: { url: generatorServer.baseUrl, model: "scripted-generator" } },
+    roles: { analyst: "analyst", generator: "generator" },
+    target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
+  };
+  const configFile = path.join(scratch, "full-config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const result = await trace(["run", configFile, "--run-dir", runDirectory]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const generation = generatorServer.received.map((request) => JSON.stringify(request.body.messages)).join("\n");
+  assert.match(generation, /send_message_with_phone_number/);
+  const index = readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8");
+  assert.ok(existsSync(path.join(runDirectory, "adapters", "state_dependency_recovery", "metrics.jsonl")), `the adapter was trained (environments: ${index})`);
+  assert.ok(existsSync(path.join(runDirectory, "eval", "results.json")));
+});
