@@ -30,13 +30,12 @@ const config = {
   target: { kind: "mini", families: ["precondition", "payment", "composite"], trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
   // Thresholds at 0 keep every capability the labeler sees lacking, whatever the barely trained base does.
   analysis: { coverage: 0, gap: 0 },
+  // One capability per mini module: each more is another GRPO run and a larger budget for every compared method.
   environments: {
     map: {
       avoid_unrequested_state_changes: "mini_precondition_verification",
       correct_write_arguments: "mini_tool_calling_precision",
       complete_required_state_changes: "mini_multi_step_completion",
-      communicate_required_information: "mini_precondition_verification",
-      lookup_before_write: "mini_multi_step_completion",
     },
     validationSeeds: [0],
   },

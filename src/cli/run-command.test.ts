@@ -24,14 +24,17 @@ const config = {
   name: "e2e-tiny",
   // τ²'s system prompt is ~9k tokens with the tiny tokenizer: a shorter context would make every episode an endpoint failure.
   model: { initTiny: { seed: 0, maxPositions: 16384 } },
-  target: { dataDirectory: tau2DataDirectory(), domains: ["airline", "retail"], tasksPerDomain: 2, maxSteps: 3, maxTokens: 16, concurrency: 2 },
+  // One task per domain: every τ² episode carries a ~9k-token prompt, and the stages' mechanics need no more (retail's
+  // first task has a write, so the labeler finds the mapped capabilities lacking).
+  target: { dataDirectory: tau2DataDirectory(), domains: ["airline", "retail"], tasksPerDomain: 1, maxSteps: 3, maxTokens: 16, concurrency: 2 },
   // Thresholds at 0 keep every capability the labeler sees lacking, so the mapped ones are trained whatever the tiny model does.
   analysis: { coverage: 0, gap: 0 },
+  // Two capabilities: enough for routing between adapters, the mixture and the merge; every one more costs a GRPO run
+  // and a share of every compared method's budget.
   environments: {
     map: {
       correct_write_arguments: "tool_calling_precision",
       complete_required_state_changes: "multi_step_completion",
-      avoid_unrequested_state_changes: "precondition_verification",
     },
     validationSeeds: [0, 1],
   },
@@ -53,7 +56,7 @@ function assertComparison(run: string, capabilities: number): void {
     assert.equal(result.budget.limit, limit, method);
     assert.ok(result.budget.spent <= limit, `${method} spent ${result.budget.spent} of ${limit}`);
     if (method === "trace" || method === "grpo-target" || method === "mixture") assert.equal(result.budget.spent, limit, `${method} spends the whole budget`);
-    assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["airline", 2], ["retail", 2]], method);
+    assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["airline", 1], ["retail", 1]], method);
     assert.ok(markdown.includes(result.label), `${method} in comparison.md`);
   }
   assert.equal(readFileSync(path.join(run, "compare", "curves.png")).subarray(1, 4).toString(), "PNG");
@@ -81,7 +84,7 @@ test("trace run: every stage runs and writes its artifacts; a second run resumes
     assert.ok(existsSync(path.join(runDirectory, "environments", capability, "environment.json")));
     assert.ok(existsSync(path.join(runDirectory, "adapters", capability, "training.json")), `adapter of ${capability}`);
   }
-  assert.match(first, /\| overall \(solved \/ tasks\) \| \d+\.\d% \(\d+\/4\) \|/);
+  assert.match(first, /\| overall \(solved \/ tasks\) \| \d+\.\d% \(\d+\/2\) \|/);
   assert.match(first, /\| base \(none of these\) \|/);
   assertComparison(runDirectory, environments.length);
 
