@@ -15,8 +15,8 @@ cp -r node_modules "$staging/node_modules"
 rm -rf "$staging"/node_modules/better-sqlite3/{deps,src} "$staging"/node_modules/better-sqlite3/build/Release/obj* "$staging"/node_modules/better-sqlite3/build/Release/.deps
 mkdir -p "$staging/.device/nodebin" "$staging/.device/tau2" .device
 cp "$(readlink -f "$(command -v node)")" "$staging/.device/nodebin/node"
-# The τ² data, unless WITH_TAU2=0 (TRACE-mini runs do not need it, and the 64 MiB a device call carries are tight).
-if [ "${WITH_TAU2:-1}" = 1 ]; then cp -r ../shared/data/tau2/. "$staging/.device/tau2/"; fi
+# The τ² data, unless TRACE_WITH_TAU2=0 (TRACE-mini runs do not need it, and the 64 MiB a device call carries are tight).
+if [ "${TRACE_WITH_TAU2:-1}" = 1 ]; then cp -r ../shared/data/tau2/. "$staging/.device/tau2/"; fi
 cp -r dist "$staging/dist"
 tar -cJf .device/bundle.tar.xz -C "$staging" node_modules dist .device/nodebin .device/tau2
 ls -la .device/bundle.tar.xz

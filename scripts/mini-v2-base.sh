@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
-# each `trace run CONFIG --until analyze` in its own run directory with a patch deep-merged into CONFIG — by default
-# three base-training seeds (initTiny.seed and target.seed), or RUNS='[{"name": …, "patch": {…}}, …]': SFT on the expert's demonstrations, the mechanics on held-out demonstrations, the base rollouts with the
+# each `trace run TRACE_CONFIG --until analyze` in its own run directory with a patch deep-merged into it — by default
+# three base-training seeds (initTiny.seed and target.seed), or TRACE_RUNS='[{"name": …, "patch": {…}}, …]': SFT on the expert's demonstrations, the mechanics on held-out demonstrations, the base rollouts with the
 # failures attributed to the designed deficits, and the reference analysis. Prints one table; copies each seed's
 # base/sft.json (mechanics), base/failures.json and analysis report into $OUT.
-#   here:  WITH_TAU2=0 bash scripts/device-bundle.sh && bash scripts/worker-wheels.sh
-#   there: LIMIT=540 bash scripts/mini-v2-base.sh   (carry .device)
+#   here:  TRACE_WITH_TAU2=0 bash scripts/device-bundle.sh && bash scripts/worker-wheels.sh
+#   there: TRACE_TIME_LIMIT=540 bash scripts/mini-v2-base.sh   (carry .device)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-CONFIG="${CONFIG:-configs/mini-v2-gpu.json}"
+CONFIG="${TRACE_CONFIG:-configs/mini-v2-gpu.json}"
 DEFAULT_RUNS='[{"name":"s0","patch":{"model":{"initTiny":{"seed":0}},"target":{"seed":0}}},{"name":"s1","patch":{"model":{"initTiny":{"seed":1}},"target":{"seed":1}}},{"name":"s2","patch":{"model":{"initTiny":{"seed":2}},"target":{"seed":2}}}]'
-RUNS="${RUNS:-$DEFAULT_RUNS}"
-LIMIT="${LIMIT:-540}"
+RUNS="${TRACE_RUNS:-$DEFAULT_RUNS}"
+LIMIT="${TRACE_TIME_LIMIT:-540}"
 if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
 fi
