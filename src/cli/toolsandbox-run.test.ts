@@ -4,21 +4,18 @@
  * those trajectories; then `trace toolsandbox report` on the run.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { SMALL_RUN_SETTINGS } from "../testing/small-run-settings.js";
+import { trace } from "../testing/ticketing-run-fixture.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = path.join(root, "bin/trace.js");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
 const servers: FakeChatServer[] = [];
 after(async () => {
@@ -37,17 +34,6 @@ function analyst(request: ReceivedRequest, res: ServerResponse): void {
   sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
 }
 
-function trace(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: root });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ stdout, stderr, code }));
-  });
-}
 
 test("trace run --until analyze on a toolsandbox target with the worker's tiny model", { timeout: 600_000 }, async () => {
   const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
