@@ -17,6 +17,7 @@ import { createProgressPrinter, runRollouts, type RolloutSummary } from "../roll
 import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { endpointOption } from "./endpoint-options.js";
 import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
 
@@ -50,24 +51,14 @@ function numberOption(name: string, text: string): number {
   return value;
 }
 
-function url(name: string, text: string): string {
-  try {
-    const parsed = new URL(text);
-    if (parsed.protocol === "http:" || parsed.protocol === "https:") return text;
-  } catch {
-    // reported below
-  }
-  throw new UsageError(`${name}: ${JSON.stringify(text)} is not an http(s) URL`);
-}
-
 const list = (text: string | undefined) => (text === undefined ? undefined : text.split(",").map((item) => item.trim()).filter((item) => item !== ""));
 
 /** Runs the rollout; `trace show RUN` and `trace toolsandbox report RUN` read the result. */
 export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, write: (line: string) => void, signal?: AbortSignal): Promise<RolloutSummary> {
   const run = openRunDirectory(options.runDir);
   run.checkPath();
-  url("--agent-url", options.agentUrl);
-  if (options.userUrl !== undefined) url("--user-url", options.userUrl);
+  const agent = endpointOption(options, "agent")!;
+  const user = endpointOption(options, "user", agent)!;
   const data = loadToolSandboxExport(options.dataDir);
   const scenarios = list(options.tasks);
   const augmentations = list(options.augmentations);
@@ -79,14 +70,13 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   const environment = createToolSandboxEnvironment(data, { clock, ...(timeDependence === undefined ? {} : { timeDependence }), ...(scenarios === undefined ? {} : { scenarios }), ...(augmentations === undefined ? {} : { augmentations }) });
   const tasks = environment.tasks();
   if (tasks.length === 0) throw new UsageError("no ToolSandbox scenario matches --tasks / --augmentations");
-  const temperature = options.temperature === undefined ? null : Number(options.temperature);
-  if (temperature !== null && !Number.isFinite(temperature)) throw new UsageError(`--temperature: ${JSON.stringify(options.temperature)} is not a number`);
+  const temperature = options.temperature === undefined ? null : numberOption("--temperature", options.temperature);
   const config = {
     env: environment.name,
     dataDir: path.resolve(options.dataDir),
     clock,
-    agent: { url: options.agentUrl, model: options.agentModel, temperature },
-    user: { kind: "toolsandbox-llm", url: options.userUrl ?? options.agentUrl, model: options.userModel ?? options.agentModel, temperature: 0 },
+    agent: { url: agent.url, model: agent.model, temperature },
+    user: { kind: "toolsandbox-llm", url: user.url, model: user.model, temperature: 0 },
     trials: integerOption("--trials", options.trials, 1),
     concurrency: integerOption("--concurrency", options.concurrency, 1),
     maxSteps: options.maxSteps === undefined ? environment.rules.maxSteps : integerOption("--max-steps", options.maxSteps, 1),
@@ -96,9 +86,8 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   };
   run.create();
   writeFileSync(run.configFile, JSON.stringify(config, null, 2) + "\n");
-  const policy = createChatClient({ baseUrl: config.agent.url, model: config.agent.model, maxConcurrency: config.concurrency, ...(options.agentApiKey ? { apiKey: options.agentApiKey } : {}) });
-  const userApiKey = options.userApiKey ?? (options.userUrl === undefined ? options.agentApiKey : undefined);
-  const userClient = createChatClient({ baseUrl: config.user.url, model: config.user.model, maxConcurrency: config.concurrency, ...(userApiKey ? { apiKey: userApiKey } : {}) });
+  const policy = createChatClient({ baseUrl: agent.url, model: agent.model, maxConcurrency: config.concurrency, apiKey: agent.apiKey });
+  const userClient = createChatClient({ baseUrl: user.url, model: user.model, maxConcurrency: config.concurrency, apiKey: user.apiKey });
   const printer = createProgressPrinter(process.stderr);
   const store = openTrajectoryStore(path.join(options.runDir, "store.sqlite"));
   let summary: RolloutSummary;
