@@ -32,14 +32,10 @@ export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECON
 /** The target world (all three families, target wording and ids). */
 export const MINI_TARGET_MODULE: CapabilityModule = miniService;
 
-/** The families of the target world as first built (each task needs one capability). */
-export const MINI_SINGLE_FAMILIES: readonly MiniFamily[] = ["precondition", "payment", "multi_cancel"];
-
 /**
- * The target world over `families` (target wording and ids): the default families give `MINI_TARGET_MODULE`; with
- * `composite` among them, part of the tasks need two or three capabilities at once, as most τ²-bench tasks do.
+ * The target world over `families` (target wording and ids); `MINI_TARGET_MODULE` is the one over the first three.
+ * With `composite` among them, part of the tasks need two or three capabilities at once, as most τ²-bench tasks do.
  */
-export function miniTargetModule(families: readonly MiniFamily[] = MINI_SINGLE_FAMILIES): CapabilityModule {
-  if (families.length === MINI_SINGLE_FAMILIES.length && families.every((family, index) => family === MINI_SINGLE_FAMILIES[index])) return MINI_TARGET_MODULE;
-  return createMiniModule({ capability: "mini_service", description: MINI_TARGET_MODULE.description, families: [...families], phrasing: "target" });
+export function miniTargetModule(families: readonly MiniFamily[]): CapabilityModule {
+  return createMiniModule({ capability: MINI_TARGET_MODULE.capability, description: MINI_TARGET_MODULE.description, families: [...families], phrasing: "target" });
 }

@@ -181,6 +181,8 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
   const facts: Row = { family, user_id: userId, order_ids: requested };
   const solution: SolutionCall[] = [];
   let mustSay: string[] = [];
+  /** A composite request's text, built part by part. */
+  let composed: string | undefined;
 
   if (family === "precondition") {
     const status = random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"]);
@@ -237,8 +239,7 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
     mustSay = [...say];
     facts.parts = parts;
     facts.first_payment_method_id = methodIds[0] ?? "";
-    const state: State = { users: { [userId]: { name: random.pick(NAMES), payment_methods: methods } }, orders };
-    return { state, request: sentences.join(" "), followUps: [], solution, mustSay, facts: { ...facts, reason } };
+    composed = sentences.join(" ");
   }
   if (family !== "payment") facts.reason = reason;
 
@@ -246,7 +247,8 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
     users: { [userId]: { name: random.pick(NAMES), payment_methods: methods } },
     orders,
   };
-  return { state, request: fill(random.pick(templates[family]), slots), followUps: [], solution, mustSay, facts };
+  const request = composed ?? fill(random.pick(templates[family as Exclude<MiniFamily, "composite">]), slots);
+  return { state, request, followUps: [], solution, mustSay, facts };
 }
 
 // --- Tools' behaviour: pure functions of (state, arguments); existence checks only, the policy is the agent's job. --
