@@ -4,16 +4,15 @@
  * those trajectories; then `trace toolsandbox report` on the run.
  */
 import assert from "node:assert/strict";
-import type { ServerResponse } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { chatBody, sendJson, startFakeChatServer, type FakeChatServer, type ReceivedRequest } from "../testing/fake-chat-server.js";
+import { chatBody, sendJson, startFakeChatServer, type FakeChatServer } from "../testing/fake-chat-server.js";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { SMALL_RUN_SETTINGS } from "../testing/small-run-settings.js";
-import { trace } from "../testing/ticketing-run-fixture.js";
+import { oneCapabilityAnalyst, trace } from "../testing/ticketing-run-fixture.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
@@ -23,17 +22,10 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function analyst(request: ReceivedRequest, res: ServerResponse): void {
-  const prompt = (request.body.messages as { content: string }[])[0]?.content ?? "";
-  if (prompt.includes("capability discovery agent")) {
-    const candidates = [{ name: "state_dependency_recovery", description: "Enables a disabled service before the tool that needs it. LACKING when a call fails on a disabled service and is not retried.", example_trajectories: [] }];
-    return sendJson(res, 200, chatBody({ content: JSON.stringify({ candidates }) }));
-  }
-  const labels: Record<string, Record<string, string>> = {};
-  for (const match of prompt.matchAll(/^### (\S+) — (FAILED|PASSED)/gm)) labels[match[1]!] = { state_dependency_recovery: match[2] === "FAILED" ? "LACKING" : "PRESENT" };
-  sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
-}
-
+const analyst = oneCapabilityAnalyst({
+  name: "state_dependency_recovery",
+  description: "Enables a disabled service before the tool that needs it. LACKING when a call fails on a disabled service and is not retried.",
+});
 
 test("trace run --until analyze on a toolsandbox target with the worker's tiny model", { timeout: 600_000 }, async () => {
   const analystServer = await startFakeChatServer((request, res) => analyst(request, res));

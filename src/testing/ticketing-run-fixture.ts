@@ -20,17 +20,19 @@ export const ticketingExample = path.join(repositoryRoot, "examples/ticketing");
 /** The first message of a chat request. */
 export const firstContent = (request: ReceivedRequest): string => (request.body.messages as { content: string }[])[0]?.content ?? "";
 
-/** The analyst: one capability, LACKING on every failed trajectory. */
-export function analyst(request: ReceivedRequest, res: ServerResponse): void {
-  const prompt = firstContent(request);
-  if (prompt.includes("capability discovery agent")) {
-    const candidates = [{ name: "customer_identification", description: "Identifies the customer by email before acting on a ticket. LACKING when a ticket is changed without it.", example_trajectories: [] }];
-    return sendJson(res, 200, chatBody({ content: JSON.stringify({ candidates }) }));
-  }
-  const labels: Record<string, Record<string, string>> = {};
-  for (const match of prompt.matchAll(/^### (\S+) — (FAILED|PASSED)/gm)) labels[match[1]!] = { customer_identification: match[2] === "FAILED" ? "LACKING" : "PRESENT" };
-  sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
+/** A scripted analyst that discovers one capability and labels it LACKING on every failed trajectory, PRESENT on the rest. */
+export function oneCapabilityAnalyst(capability: { name: string; description: string }): (request: ReceivedRequest, res: ServerResponse) => void {
+  return (request, res) => {
+    const prompt = firstContent(request);
+    if (prompt.includes("capability discovery agent")) return sendJson(res, 200, chatBody({ content: JSON.stringify({ candidates: [{ ...capability, example_trajectories: [] }] }) }));
+    const labels: Record<string, Record<string, string>> = {};
+    for (const match of prompt.matchAll(/^### (\S+) — (FAILED|PASSED)/gm)) labels[match[1]!] = { [capability.name]: match[2] === "FAILED" ? "LACKING" : "PRESENT" };
+    sendJson(res, 200, chatBody({ content: JSON.stringify({ labels }) }));
+  };
 }
+
+/** The ticketing run's analyst. */
+const analyst = oneCapabilityAnalyst({ name: "customer_identification", description: "Identifies the customer by email before acting on a ticket. LACKING when a ticket is changed without it." });
 
 const { module: ticketing } = await loadTargetModule(path.join(ticketingExample, "environment.ts"));
 const ticketingTool = (name: string) => {
