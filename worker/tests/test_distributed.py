@@ -243,6 +243,12 @@ def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path, tmp_pat
         post(trainer_url + "optim_step", {"adapter": "fresh", "learning_rate": ADAM_RATE})
         after_adam = post(trainer_url + "forward", {"adapter": "fresh", "datums": datums})["logprobs"]
         post(trainer_url + "save_state", {"adapter": "fresh", "path": str(tmp_path / "adam-2")})
+        # One datum for two ranks: rank 1 computes nothing, yet takes part in the step (no hang, no "no gradients").
+        post(trainer_url + "create_adapter", {"name": "lone", "rank": 4, "seed": 3})
+        lone = post(trainer_url + "forward_backward", {"adapter": "lone", "loss": "cross_entropy", "datums": plain_datums()[:1]})
+        lone_step = post(trainer_url + "optim_step", {"adapter": "lone", "learning_rate": ADAM_RATE})
+        lone_after = post(trainer_url + "forward", {"adapter": "lone", "datums": datums})["logprobs"]
+        post(trainer_url + "save_state", {"adapter": "lone", "path": str(tmp_path / "lone")})
     finally:
         process.terminate()
         try:
@@ -281,3 +287,31 @@ def test_two_ranks_train_exactly_like_one_process(tiny_checkpoint: Path, tmp_pat
     from_rank_0 = single.forward({"adapter": "rank0", "datums": datums})["logprobs"]
     print(f"ranks after two Adam steps: logprobs differ by {worst_logprob_difference(after_adam, from_rank_0):.3g}")
     assert worst_logprob_difference(after_adam, from_rank_0) < close
+    single.create_adapter({"name": "lone", "rank": 4, "seed": 3})
+    expected_lone = single.forward_backward({"adapter": "lone", "loss": "cross_entropy", "datums": plain_datums()[:1]})
+    assert lone["loss"] == pytest.approx(expected_lone["loss"], abs=close, rel=close)
+    assert lone_step["grad_norm"] == pytest.approx(single.optim_step({"adapter": "lone", "learning_rate": ADAM_RATE})["grad_norm"], rel=close / 10)
+    single.load_state({"adapter": "lone-rank0", "path": str(tmp_path / "lone")})
+    assert worst_logprob_difference(lone_after, single.forward({"adapter": "lone-rank0", "datums": datums})["logprobs"]) < close
+
+
+def test_rank_shares_cover_every_datum_once_and_balance_tokens() -> None:
+    from trace_worker.datums import Datum
+    from trace_worker.trainer import rank_share
+
+    def datums(lengths: list[int]) -> list[Datum]:
+        return [Datum([1] * length, [1] * length, None, None, None) for length in lengths]
+
+    # By count (datum i to rank i mod 2) this batch would give rank 0 4096+3072+2048+1024 = 10240 tokens and rank 1 8192.
+    batch = datums([4096, 3584, 3072, 2560, 2048, 1536, 1024, 512])
+    shares = [rank_share(batch, rank, 2) for rank in range(2)]
+    assert sorted(shares[0] + shares[1]) == list(range(8))
+    assert [sum(len(batch[index].tokens) for index in share) for share in shares] == [9216, 9216]
+    assert shares == [rank_share(batch, rank, 2) for rank in range(2)]  # every rank derives the same partition
+    uneven = datums([7, 1, 1, 1, 1, 1, 1, 30, 2, 9, 9])
+    for world_size in (2, 3, 4):
+        loads = [sum(len(uneven[index].tokens) for index in rank_share(uneven, rank, world_size)) for rank in range(world_size)]
+        assert sum(loads) == sum(len(datum.tokens) for datum in uneven)
+        assert max(loads) - min(loads) <= 30  # greedy longest-first: within one datum's length
+    assert rank_share(batch, 0, 1) == list(range(8))
+    assert rank_share(datums([5]), 1, 2) == []  # fewer datums than ranks: a rank may have none

@@ -39,7 +39,7 @@ def _serve(arguments: argparse.Namespace) -> int:
 
     from .collective import Collective, TorchCollective
     from .engine import Engine
-    from .server import WorkerApplication, WorkerServer, perform
+    from .server import WorkerApplication, WorkerServer, follow_rank_zero
 
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     collective: Collective = Collective()
@@ -60,14 +60,7 @@ def _serve(arguments: argparse.Namespace) -> int:
 
     if collective.rank != 0:
         logging.info("rank %d follows rank 0's trainer calls", collective.rank)
-        while True:
-            operation, body = collective.broadcast_object(None)
-            if operation == "shutdown":
-                break
-            try:
-                perform(application.trainer, operation, body)
-            except WorkerError:
-                pass  # rank 0 met the same error and answered it
+        follow_rank_zero(application.trainer)
         application.executor.stop()
         distributed.destroy_process_group()
         return 0

@@ -10,7 +10,12 @@ from transformers import PretrainedConfig, PreTrainedModel, Qwen3Config, Qwen3Fo
 QWEN3_SHAPES: dict[str, dict[str, Any]] = {
     "qwen3-0.6b": dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8, head_dim=128, tie_word_embeddings=True),
     "qwen3-8b": dict(hidden_size=4096, intermediate_size=12288, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False),
-    # Qwen3-30B-A3B's layer shape (128 experts, 8 active), cut to 4 layers so that it loads in seconds.
+    # Qwen3-30B-A3B: 48 layers, 128 experts, 8 active (about 61 GB in bf16).
+    "qwen3-30b-a3b": dict(
+        hidden_size=2048, intermediate_size=6144, moe_intermediate_size=768, num_experts=128, num_experts_per_tok=8, num_hidden_layers=48,
+        num_attention_heads=32, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, norm_topk_prob=True, decoder_sparse_step=1,
+    ),
+    # The same layer shape cut to 4 layers, so that it loads in seconds.
     "qwen3-30b-a3b-4-layers": dict(
         hidden_size=2048, intermediate_size=6144, moe_intermediate_size=768, num_experts=128, num_experts_per_tok=8, num_hidden_layers=4,
         num_attention_heads=32, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, norm_topk_prob=True, decoder_sparse_step=1,

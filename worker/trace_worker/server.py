@@ -294,6 +294,18 @@ def perform(trainer: Trainer, operation: str, body: dict[str, Any]) -> Any:
     return method(body)
 
 
+def follow_rank_zero(trainer: Trainer) -> None:
+    """A rank other than 0: runs every call rank 0 broadcasts (`WorkerApplication.run_everywhere`) until "shutdown"."""
+    while True:
+        operation, body = trainer.collective.broadcast_object(None)
+        if operation == "shutdown":
+            return
+        try:
+            perform(trainer, operation, body)
+        except WorkerError:
+            pass  # rank 0 met the same error and answered it
+
+
 #: Seconds a client may take to send a request head (from connecting, or from the previous response), and may leave
 #: the body without a byte, before the worker closes the connection; also the idle keep-alive limit.
 REQUEST_TIMEOUT = 60.0

@@ -19,6 +19,22 @@ from .token_logprobs import chunked_token_logprobs
 STATE_FILE = "trainer_state.pt"
 
 
+def rank_share(datums: list[Datum], rank: int, world_size: int) -> list[int]:
+    """The indices of the datums `rank` computes: longest first, each to the rank with the fewest tokens so far (ties to
+    the lowest rank). Every rank derives the same partition from the same datums, and the ranks' token counts differ by
+    at most one datum's length, so no rank waits long on another at the all-reduce (a split by count can leave one
+    rank with every long sequence)."""
+    if world_size == 1:
+        return list(range(len(datums)))
+    loads = [0] * world_size
+    owned: list[list[int]] = [[] for _ in range(world_size)]
+    for index in sorted(range(len(datums)), key=lambda item: (-len(datums[item].tokens), item)):
+        lightest = min(range(world_size), key=lambda candidate: (loads[candidate], candidate))
+        owned[lightest].append(index)
+        loads[lightest] += len(datums[index].tokens)
+    return sorted(owned[rank])
+
+
 class Trainer:
     """Runs the trainer calls on an engine; under torchrun every rank runs every call on its share of the datums."""
 
@@ -160,7 +176,7 @@ class Trainer:
         name = body.get("adapter")
         datums = self._datums(body, None)
         context = self._adapter_context(name)
-        mine = list(range(self.collective.rank, len(datums), self.collective.world_size))
+        mine = rank_share(datums, self.collective.rank, self.collective.world_size)
         results: dict[int, list[float]] = {}
         with torch.no_grad(), context:
             for batch_indices in self._micro_batches(mine, datums):
@@ -198,7 +214,7 @@ class Trainer:
         self.engine.adapter(name)
         datums = self._datums(body, loss_name)
         self.engine.activate(name)
-        mine = list(range(self.collective.rank, len(datums), self.collective.world_size))
+        mine = rank_share(datums, self.collective.rank, self.collective.world_size)
         sums = torch.zeros(7, dtype=torch.float64, device=self.engine.device)  # loss, tokens, clipped, kl, entropy, ratio, ratio-tokens
         pieces: dict[int, torch.Tensor] = {}
         for batch_indices in self._micro_batches(mine, datums):
@@ -243,7 +259,11 @@ class Trainer:
         weight_decay = number_field(body, "weight_decay", 0.0, 0.0)
         max_grad_norm = number_field(body, "max_grad_norm", 1.0, 0.0)
         parameters = record.parameters
-        if all(parameter.grad is None for parameter in parameters):
+        # Asked of every rank together: a rank whose share of the datums was empty has no gradients of its own, yet
+        # must join the all-reduce below (alone, it would refuse and leave the others waiting).
+        has_gradients = torch.tensor([float(any(parameter.grad is not None for parameter in parameters))])
+        self.collective.all_reduce_sum([has_gradients])
+        if has_gradients.item() == 0:
             raise BadRequest(f"adapter {name!r} has no gradients: call forward_backward before optim_step", "adapter", name)
         for parameter in parameters:
             if parameter.grad is None:
