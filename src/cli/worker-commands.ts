@@ -14,6 +14,7 @@ interface ServeOptions {
   apiKey?: string;
   servedModelName?: string;
   python?: string;
+  gpus: number;
   startupTimeout: number;
 }
 
@@ -27,6 +28,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_WORKER_PORT})`, (text: string) => integerOption("--port", text, 0), DEFAULT_WORKER_PORT)
     .option("--api-key <key>", "require Authorization: Bearer KEY (default: TRACE_WORKER_API_KEY, if set)")
     .option("--served-model-name <name>", "the base model's name in /v1/models and requests (default: the directory's name)")
+    .option("--gpus <n>", "GPUs to train on, one process each under torchrun (rank 0 serves; datums are split across them)", (text: string) => integerOption("--gpus", text, 1), 1)
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
     .option("--startup-timeout <seconds>", "how long to wait for the worker to answer /health", (text: string) => integerOption("--startup-timeout", text, 1), 600)
     .action(async (options: ServeOptions) => {
@@ -42,6 +44,7 @@ async function serveWorker(options: ServeOptions): Promise<void> {
     ...((options.apiKey ?? process.env.TRACE_WORKER_API_KEY) === undefined ? { open: true } : { apiKey: (options.apiKey ?? process.env.TRACE_WORKER_API_KEY)! }),
     servedModelName: options.servedModelName,
     python: options.python,
+    gpus: options.gpus,
     startupTimeoutMs: options.startupTimeout * 1000,
     onOutput: (stream, text) => (stream === "stdout" ? process.stdout : process.stderr).write(text),
   });

@@ -116,6 +116,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     model: initial,
     servedModelName: "base-init",
     extraArguments: config.worker.extraArguments,
+    gpus: config.worker.gpus,
     startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
     ...(config.worker.python === undefined ? {} : { python: config.worker.python }),
   });

@@ -71,6 +71,14 @@ test("model.initTiny.tieEmbeddings is a boolean", () => {
   assert.throws(() => parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: 1 } } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("model.initTiny.tieEmbeddings:")));
 });
 
+test("worker.gpus: one GPU by default, else a positive integer", () => {
+  assert.equal(parsePipelineConfig(minimal, "c.json").worker.gpus, 1);
+  assert.equal(parsePipelineConfig({ ...minimal, worker: { gpus: 2 } }, "c.json").worker.gpus, 2);
+  for (const bad of [0, 1.5, "2"]) {
+    assert.throws(() => parsePipelineConfig({ ...minimal, worker: { gpus: bad } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("worker.gpus:")), String(bad));
+  }
+});
+
 test("the offline example configuration validates", () => {
   const config = loadPipelineConfig(path.resolve("configs/offline-tiny.json"));
   assert.deepEqual(config.target.domains, ["airline", "retail"]);

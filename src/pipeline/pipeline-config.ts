@@ -177,6 +177,8 @@ const pipelineConfigSchema = z.strictObject({
       python: z.string().min(1).optional(),
       /** Extra `trace_worker serve` arguments (e.g. ["--no-cuda-graphs"]). */
       extraArguments: z.array(z.string()).default([]),
+      /** GPUs (one process each, under torchrun) the worker trains on: every trainer call's datums are split across them. */
+      gpus: positiveInteger.default(1),
       startupTimeoutSeconds: positiveInteger.default(600),
     })
     .prefault({}),

@@ -63,6 +63,7 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
       model: model.path,
       servedModelName: model.servedModelName,
       extraArguments: config.worker.extraArguments,
+    gpus: config.worker.gpus,
       startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
       // Every adapter, state and checkpoint the run's worker writes or reads lies in the run directory.
       fileRoot: config.runDirectory,

@@ -11,7 +11,7 @@ import { writeFakePythonInterpreter } from "../testing/fake-python-interpreter.j
 import { PythonInterpreterNotFoundError } from "./python-interpreter-not-found-error.js";
 import { repositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
 import { liveWorkerCount, startWorker } from "./worker-process.js";
-import { WorkerStartError } from "./worker-start-error.js";
+import { WorkerOptionError, WorkerStartError } from "./worker-start-error.js";
 import { isAlive } from "../testing/process-alive.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -89,6 +89,16 @@ test("startWorker runs `python -m trace_worker serve` on a free port, waits for 
   }
   assert.deepEqual(await worker.stop(), { code: null, signal: "SIGTERM" });
   assert.equal(isAlive(worker.pid), false);
+});
+
+test("gpus must be a positive integer; above 1 the worker starts under torchrun through the same interpreter", async () => {
+  for (const gpus of [0, 1.5]) {
+    await assert.rejects(startWorker({ model: "/models/tiny", python: fakePython, gpus }), (error: unknown) => WorkerOptionError.isInstance(error) && error.option === "gpus" && error.value === gpus);
+  }
+  const record = recordFile("torchrun");
+  const worker = await startWorker({ model: "/models/tiny", python: fakePython, gpus: 4, env: { ...process.env, TRACE_FAKE_WORKER_RECORD: record } });
+  await worker.stop();
+  assert.deepEqual(readRecord(record)[0]?.argv.slice(0, 8), ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "4", "-m", "trace_worker", "serve"]);
 });
 
 test("a worker that exits while starting fails at once with its stderr tail", async () => {

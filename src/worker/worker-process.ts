@@ -17,7 +17,7 @@ import { OutputTail } from "./output-tail.js";
 import { repositoryRoot as ownRepositoryRoot, resolvePythonInterpreter, workerEnvironment } from "./python-environment.js";
 import { createTrainerClient, type TrainerClient, type TrainerClientOptions } from "./trainer-client.js";
 import type { WorkerHealth } from "./trainer-types.js";
-import { WorkerStartError } from "./worker-start-error.js";
+import { WorkerOptionError, WorkerStartError } from "./worker-start-error.js";
 
 export interface StartWorkerOptions {
   /** Checkpoint directory (any Hugging Face causal LM, or one made by `trace model init-tiny`). */
@@ -38,6 +38,11 @@ export interface StartWorkerOptions {
   servedModelName?: string;
   /** Further `serve` arguments, appended as given. */
   extraArguments?: string[];
+  /**
+   * Processes (one per GPU) for training: above 1 the worker starts under torchrun (`python -m torch.distributed.run
+   * --standalone --nproc-per-node N`); rank 0 serves, every trainer call's datums are split across the ranks. Default 1.
+   */
+  gpus?: number;
   /** Interpreter; default TRACE_PYTHON, else `<repositoryRoot>/.venv/bin/python`. */
   python?: string;
   repositoryRoot?: string;
@@ -160,7 +165,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerPr
 
 async function launch(given: StartWorkerOptions, where: { python: string; root: string; host: string; port: number }): Promise<WorkerProcess> {
   const options = { ...given, apiKey: given.apiKey ?? (given.open === true ? undefined : randomBytes(24).toString("hex")) };
-  const serveArguments = ["-m", "trace_worker", "serve", "--model", options.model, "--host", where.host, "--port", String(where.port)];
+  const gpus = options.gpus ?? 1;
+  if (!Number.isInteger(gpus) || gpus < 1) throw new WorkerOptionError("gpus", gpus, "a positive integer");
+  // torchrun through the same interpreter (its console script may not be on PATH); --standalone picks a free rendezvous port.
+  const launcher = gpus > 1 ? ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", String(gpus)] : [];
+  const serveArguments = [...launcher, "-m", "trace_worker", "serve", "--model", options.model, "--host", where.host, "--port", String(where.port)];
   if (options.servedModelName !== undefined) serveArguments.push("--served-model-name", options.servedModelName);
   if (options.fileRoot !== undefined) serveArguments.push("--file-root", options.fileRoot);
   serveArguments.push(...(options.extraArguments ?? []));

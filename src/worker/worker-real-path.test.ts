@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +74,36 @@ function assertClose(actual: readonly number[], expected: readonly number[], tol
 /** A PPO datum on a completion with advantage +1 on each of its tokens (pushes the adapter towards it). */
 function reinforce(tokens: SampledTokens): Datum {
   return completionDatum(tokens, 1 / tokens.completionTokenIds.length);
+}
+
+/** The pids whose parent is `pid` (Linux /proc). */
+function childProcesses(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        // The field after the parenthesised command name: state, then the parent's pid.
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Whether process `pid` has ended (or is a zombie, ended but not yet reaped) within a few seconds. */
+async function gone(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+    } catch {
+      return true;
+    }
+    await sleep(100);
+  }
+  return false;
 }
 
 describe("the real worker", () => {
@@ -249,6 +280,33 @@ describe("the real worker", () => {
     const wrongChat = createChatClient({ baseUrl: worker!.baseUrl, apiKey: "wrong", model: BASE, maxRetries: 0 });
     await assert.rejects(wrongChat.complete({ messages, maxTokens: 2 }), (error: unknown) => ChatRequestError.isInstance(error) && error.status === 401);
     assert.equal((await trainer.listModels()).some((model) => model.id === "intruder"), false);
+  });
+
+  test("gpus: 2 starts the worker under torchrun (two CPU ranks over gloo): it trains as one process does, and stop ends every rank", async () => {
+    const pair = await startWorker({ model: checkpoint, apiKey: API_KEY, servedModelName: BASE, gpus: 2, extraArguments: ["--device", "cpu"] });
+    let ranks: number[] = [];
+    try {
+      assert.equal(pair.health.worldSize, 2);
+      ranks = childProcesses(pair.pid);
+      assert.equal(ranks.length, 2, "torchrun runs one process per rank");
+      const datums = await Promise.all([31, 32, 33].map(async (seed) => reinforce(sampled(await complete(BASE, seed)))));
+      const twoRanks = pair.trainerClient();
+      const results = [];
+      for (const client of [trainer, twoRanks]) {
+        await client.createAdapter({ name: "split", rank: 4, seed: 9 });
+        const result = await client.forwardBackward({ adapter: "split", loss: "ppo", lossConfig: { clipLow: 0.8, clipHigh: 1.2 }, datums });
+        const step = await client.optimStep({ adapter: "split", learningRate: 1e-2 });
+        results.push({ result, step });
+      }
+      const [one, two] = results as [(typeof results)[0], (typeof results)[0]];
+      assert.equal(two.result.tokens, one.result.tokens);
+      assert.ok(Math.abs(two.result.loss - one.result.loss) <= 1e-4 * Math.max(1, Math.abs(one.result.loss)), `loss ${two.result.loss} vs ${one.result.loss}`);
+      one.result.logprobs.forEach((row, index) => assertClose(two.result.logprobs[index]!, row, LOGPROB_TOLERANCE, `datum ${index} logprobs`));
+      assert.ok(Math.abs(two.step.gradNorm / one.step.gradNorm - 1) < 1e-3, `grad norm ${two.step.gradNorm} vs ${one.step.gradNorm}`);
+    } finally {
+      await pair.stop();
+    }
+    for (const rank of ranks) assert.equal(await gone(rank), true, `rank process ${rank} ended with the worker`);
   });
 
   test("merge_adapters: a linear merge of two adapters is exact at the summed rank; a merge needs two known sources", async () => {

@@ -26,3 +26,20 @@ export class WorkerStartError extends TraceError {
     return value instanceof Error && value.name === "WorkerStartError";
   }
 }
+
+/** A `startWorker` option out of range (e.g. `gpus: 0`); carries the option's name and value. */
+export class WorkerOptionError extends TraceError {
+  override readonly name = "WorkerOptionError";
+
+  constructor(
+    readonly option: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`worker option ${option} must be ${expected}, got ${JSON.stringify(value)}`, { category: "usage" });
+  }
+
+  static override isInstance(value: unknown): value is WorkerOptionError {
+    return value instanceof Error && value.name === "WorkerOptionError";
+  }
+}
