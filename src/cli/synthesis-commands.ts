@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { createChatClient } from "../models/chat-client.js";
 import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import type { ChatClient } from "../models/chat-client.js";
-import { calibrateModule, formatCalibrationReport } from "../synthesis/calibration/calibrate-module.js";
+import { calibrateDifficulty, formatCalibrationReport } from "../synthesis/calibration/calibrate-module.js";
 import type { CalibrationReport } from "../synthesis/calibration/calibrate-module.js";
 import { synthesizeRun } from "../synthesis/generation/synthesize-run.js";
 import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
@@ -76,7 +76,7 @@ export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, 
   if (policy !== undefined && report.passed) {
     const runner = await loadSandboxedModule({ source });
     try {
-      calibration = await calibrateModule({ runner, policy, seeds: range(calibrationSeeds), samples });
+      calibration = await calibrateDifficulty({ runner, policy, seeds: range(calibrationSeeds), samples });
     } finally {
       await runner.dispose();
     }

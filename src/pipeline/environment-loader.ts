@@ -9,7 +9,7 @@ import type { RunDirectory } from "../run/run-directory.js";
 import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
 import { loadSandboxedModule } from "../synthesis/sandbox/sandboxed-module-runner.js";
 import type { CapabilityModule } from "../envs/modules/capability-module.js";
-import { nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
+import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
 import { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
 
 /** Every hand-written capability module: the τ² ones and TRACE-mini's. */
@@ -36,7 +36,7 @@ async function loadEnvironment(run: RunDirectory, entry: CapabilityEnvironmentEn
   return { runner, dispose: () => runner.dispose() };
 }
 
-/** Loads each entry once and keeps it until `close` (what a pipeline context holds). */
+/** Loads each entry's module once and keeps it until `close` (what a pipeline context holds); an entry with a calibrated difficulty gets its worlds at that level. */
 export function createEnvironmentCache(run: RunDirectory): { load(entry: CapabilityEnvironmentEntry): Promise<ModuleRunner>; close(): Promise<void> } {
   const loaded = new Map<string, Promise<LoadedEnvironment>>();
   return {
@@ -48,7 +48,7 @@ export function createEnvironmentCache(run: RunDirectory): { load(entry: Capabil
         loaded.set(key, pending);
         pending.catch(() => loaded.delete(key));
       }
-      return (await pending).runner;
+      return atDifficulty((await pending).runner, entry.difficulty);
     },
     async close() {
       const all = [...loaded.values()];

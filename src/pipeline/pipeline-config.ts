@@ -263,6 +263,11 @@ const pipelineConfigSchema = z.strictObject({
       gateSeeds: positiveInteger.default(100),
       temperature: z.number().nonnegative().default(0.7),
       calibration: calibrationSchema.prefault({}),
+      /**
+       * Calibrate hand-written modules too (on the base policy, with `calibration`): a module with difficulty levels (the
+       * TRACE-mini practice modules) is trained at the level calibration picks. Generated modules are always calibrated.
+       */
+      calibrateHandWritten: z.boolean().default(false),
     })
     .prefault({}),
   training: z

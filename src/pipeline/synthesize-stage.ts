@@ -18,6 +18,7 @@ import { playSolution } from "../envs/modules/module-policies.js";
 import type { CustomEnvironment } from "../envs/custom/custom-environment.js";
 import { customSynthesisTarget, parseSynthesisTarget, type SynthesisTarget } from "../synthesis/validation/target-tools.js";
 import { allAgentTools, type ToolSandboxEnvironment } from "../envs/toolsandbox/environment.js";
+import { calibrateDifficulty, formatCalibrationReport, type CalibrationOptions, type CalibrationReport } from "../synthesis/calibration/calibrate-module.js";
 import { roleClient } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
@@ -92,10 +93,36 @@ function calibrationProgress(context: PipelineContext): (done: number, total: nu
   };
 }
 
+/** The entry's calibration statistics and chosen difficulty level, from a calibration report (as stored). */
+function calibrationFields(report: unknown): Pick<CapabilityEnvironmentEntry, "calibration" | "difficulty"> {
+  const parsed = calibrationStatisticsSchema.safeParse(report);
+  if (!parsed.success) return {};
+  const statistics = parsed.data;
+  const level = (report as Partial<CalibrationReport>).difficulty?.level;
+  return {
+    calibration: { meanReward: statistics.meanReward, successRate: statistics.successRate, rewardStd: statistics.rewardStd, allZeroFraction: statistics.allZeroFraction, allOneFraction: statistics.allOneFraction, seeds: statistics.seeds, samples: statistics.samples },
+    ...(typeof level === "number" ? { difficulty: level } : {}),
+  };
+}
+
+/** The calibration options of the run's configuration (what generated and, when asked, hand-written modules go through). */
+function calibrationOptions(context: PipelineContext): Omit<CalibrationOptions, "runner" | "policy"> {
+  const { config } = context;
+  const { seeds, samples, temperature, ...targets } = config.environments.calibration;
+  return {
+    seeds: range(seeds),
+    samples,
+    sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
+    concurrency: config.training.concurrency,
+    targets,
+    onEpisode: calibrationProgress(context),
+    ...(config.training.maxSteps === undefined ? {} : { maxSteps: config.training.maxSteps }),
+  };
+}
+
 async function generatedEnvironments(context: PipelineContext, index: EnvironmentIndex): Promise<void> {
   const { config, run } = context;
   const { environments } = config;
-  const { seeds: calibrationSeeds, samples, temperature, ...targets } = environments.calibration;
   const { pickTarget, policyText } = await synthesisTargets(context);
   const outcomes = await synthesizeRun({
     analysisDirectory: run.analysisDirectory(config.analysis.labeler),
@@ -106,15 +133,7 @@ async function generatedEnvironments(context: PipelineContext, index: Environmen
     generator: roleClient(config, "generator"),
     temperature: environments.temperature,
     calibrationPolicy: await context.sampler(),
-    calibration: {
-      seeds: range(calibrationSeeds),
-      samples,
-      sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
-      concurrency: config.training.concurrency,
-      targets,
-      onEpisode: calibrationProgress(context),
-      ...(config.training.maxSteps === undefined ? {} : { maxSteps: config.training.maxSteps }),
-    },
+    calibration: calibrationOptions(context),
     validation: { seeds: range(environments.gateSeeds) },
     maxAttempts: environments.maxAttempts,
     write: (line) => context.log(`  ${line}`),
@@ -130,17 +149,13 @@ async function generatedEnvironments(context: PipelineContext, index: Environmen
       continue;
     }
     const kept = report.attempts.find((attempt) => attempt.attempt === report.bestAttempt);
-    const parsed = calibrationStatisticsSchema.safeParse(kept?.calibration);
-    const statistics = parsed.success ? parsed.data : undefined;
     const entry: CapabilityEnvironmentEntry = {
       capability: outcome.capability,
       description: selected.get(outcome.capability)?.description ?? "",
       module: run.relative(run.environmentModuleFile(outcome.capability)),
       source: "generated",
       validation: [],
-      ...(statistics === undefined
-        ? {}
-        : { calibration: { meanReward: statistics.meanReward, successRate: statistics.successRate, rewardStd: statistics.rewardStd, allZeroFraction: statistics.allZeroFraction, allOneFraction: statistics.allOneFraction, seeds: statistics.seeds, samples: statistics.samples } }),
+      ...calibrationFields(kept?.calibration),
     };
     entry.validation = await validate(context, entry);
     run.writeEnvironmentEntry(entry);
@@ -159,9 +174,17 @@ async function handWrittenEnvironments(context: PipelineContext, index: Environm
     }
     const entry: CapabilityEnvironmentEntry = { capability: capability.skill, description: capability.description, module, source: "hand-written", validation: [] };
     entry.validation = await validate(context, entry);
+    if (config.environments.calibrateHandWritten) {
+      // Nothing to regenerate: the module is kept at the level calibration found best, in the window or not (reported).
+      context.log(`  ${capability.skill}: calibrating ${module} on the base policy`);
+      const report = await calibrateDifficulty({ ...calibrationOptions(context), runner: await context.environment(entry), policy: await context.sampler() });
+      for (const line of formatCalibrationReport(report).split("\n")) context.log(`    ${line.trim()}`);
+      Object.assign(entry, calibrationFields(report));
+      if (entry.difficulty !== undefined) entry.validation = await validate(context, entry); // the ground truth at the chosen level too
+    }
     run.writeEnvironmentEntry(entry);
     index.environments.push(entry);
-    context.log(`  ${capability.skill}: hand-written ${module}, ground truth 1.0 on seeds ${config.environments.validationSeeds.join(", ")}`);
+    context.log(`  ${capability.skill}: hand-written ${module}${entry.difficulty === undefined ? "" : ` at difficulty ${entry.difficulty}`}, ground truth 1.0 on seeds ${config.environments.validationSeeds.join(", ")}`);
   }
 }
 

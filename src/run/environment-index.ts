@@ -26,8 +26,10 @@ export interface CapabilityEnvironmentEntry {
   source: "hand-written" | "generated";
   /** Ground-truth reward per validation seed. */
   validation: { seed: number; reward: number }[];
-  /** `generated`: the calibration statistics of the kept module on the base policy. */
+  /** The calibration statistics of the kept module on the base policy (generated modules; hand-written ones when calibrated). */
   calibration?: CalibrationStatistics;
+  /** The difficulty level calibration chose, for a module with levels: every stage generates its worlds at it. */
+  difficulty?: number;
 }
 
 /** A kept capability that gets no environment, and why. */
@@ -59,6 +61,7 @@ export const capabilityEnvironmentEntrySchema: z.ZodType<CapabilityEnvironmentEn
   source: z.enum(["hand-written", "generated"]),
   validation: z.array(z.object({ seed: z.number(), reward: z.number() })),
   calibration: calibrationStatisticsSchema.optional(),
+  difficulty: z.number().int().nonnegative().optional(),
 });
 
 const skippedCapabilitySchema = z.object({ capability: z.string(), reason: z.string() });

@@ -262,7 +262,7 @@ export const hostilePayloads: HostilePayload[] = [
   { name: "a cyclic result", category: "output", hooks: { generate: `const loop: any = {}; loop.self = loop; return loop;` }, contained: { kind: "non-json" } },
 
   // Promises that never settle (no job queue runs in the sandbox).
-  { name: "an async generate", category: "promise", source: minimalModuleSource({}).replace("generate(seed, sdk): ModuleInstance {", "async generate(seed: number, sdk: any): Promise<any> {").replace("const definition: CapabilityModule", "const definition: any"), contained: { kind: "shape", message: /Promise/ } },
+  { name: "an async generate", category: "promise", source: minimalModuleSource({}).replace("generate(seed, sdk, level?: number): ModuleInstance {", "async generate(seed: number, sdk: any, level?: number): Promise<any> {").replace("const definition: CapabilityModule", "const definition: any"), contained: { kind: "shape", message: /Promise/ } },
   {
     name: "await new Promise(() => {}) in an async verify",
     category: "promise",

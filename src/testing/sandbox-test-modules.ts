@@ -6,8 +6,10 @@ export interface ModuleHooks {
   generate?: string;
   runTool?: string;
   verify?: string;
-  /** Replaces `generate`'s return expression. */
+  /** Replaces `generate`'s return expression (`level` holds the difficulty the host passed, if any). */
   instance?: string;
+  /** More fields of the definition object (e.g. `difficulty: {…},`). */
+  fields?: string;
 }
 
 /** A minimal valid capability module (one read tool, one write tool), with optional hostile code injected. */
@@ -23,7 +25,8 @@ const definition: CapabilityModule = {
     { type: "function", function: { name: "cancel_reservation", description: "Cancels a reservation.", parameters: { type: "object", properties: { reservation_id: { type: "string" } }, required: ["reservation_id"] } } },
   ],
   readTools: ["get_reservation_details"],
-  generate(seed, sdk): ModuleInstance {
+  ${hooks.fields ?? ""}
+  generate(seed, sdk, level?: number): ModuleInstance {
     ${hooks.generate ?? ""}
     const random = sdk.random(seed);
     const id = "R" + String(random.int(1000, 9999));

@@ -8,6 +8,7 @@ const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
   description: "Checking an order's status before cancelling it, and refusing when the policy does not allow the cancellation.",
   families: ["precondition"],
   phrasing: "practice",
+  calibrated: true,
 });
 
 /** Pay one order with the named method among look-alike payment method ids. */
@@ -16,6 +17,7 @@ const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
   description: "Calling a write tool with exactly the right ids, picking the payment method the user names among look-alike ids.",
   families: ["payment"],
   phrasing: "practice",
+  calibrated: true,
 });
 
 /** Cancel every one of two or three orders before saying the request is done. */
@@ -24,6 +26,7 @@ const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
   description: "Carrying out every change of a multi-part request instead of stopping after the first one.",
   families: ["multi_cancel"],
   phrasing: "practice",
+  calibrated: true,
 });
 
 /** The three practice modules, one per capability the target needs. */

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Json } from "../modules/capability-module.js";
+import type { CapabilityModule, Json } from "../modules/capability-module.js";
 import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../modules/index.js";
+import { atDifficulty } from "../modules/module-runner.js";
 import { MINI_CAPABILITY_MODULES, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
-import miniService, { createMiniModule } from "./mini-service-module.js";
+import miniService, { createMiniModule, MINI_DIFFICULTY } from "./mini-service-module.js";
 
 const seeds = Array.from({ length: 100 }, (_, index) => index);
 const sdk = createModuleSdk();
@@ -97,5 +98,29 @@ test("tools: compact JSON records, existence checks as errors that change nothin
     assert.equal(outcome.error, true, name);
     assert.match(outcome.output, /^Error: /);
     assert.deepEqual(outcome.state, instance.state);
+  }
+});
+
+test("difficulty levels: the practice modules offer five, harder upwards; level 2 (and no level) draws the target's own worlds; the target has none", async () => {
+  assert.equal(MINI_TARGET_MODULE.difficulty, undefined);
+  const [precondition, payment, multiStep] = MINI_CAPABILITY_MODULES as [CapabilityModule, CapabilityModule, CapabilityModule];
+  for (const module of [precondition, payment, multiStep]) assert.deepEqual(module.difficulty, { ...MINI_DIFFICULTY });
+  const statistics = (module: CapabilityModule, level: number | undefined) => {
+    const instances = seeds.map((seed) => module.generate(seed, sdk, level));
+    const average = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const methods = instances.map((instance) => Object.values(instance.state.users as { [id: string]: { payment_methods: unknown[] } })[0]!.payment_methods.length);
+    const orders = instances.map((instance) => Object.keys(instance.state.orders as object).length);
+    const parts = instances.map((instance) => (instance.facts.order_ids as Json[]).length);
+    return { methods: average(methods), fewestMethods: Math.min(...methods), mostMethods: Math.max(...methods), orders: average(orders), parts: average(parts), instances };
+  };
+  const byLevel = [0, 1, 2, 3, 4].map((level) => statistics(multiStep, level));
+  assert.deepEqual([byLevel[0]!.fewestMethods, byLevel[0]!.mostMethods, byLevel[4]!.fewestMethods, byLevel[4]!.mostMethods], [2, 2, 4, 4]);
+  for (let level = 1; level < 5; level += 1) {
+    assert.ok(byLevel[level]!.methods >= byLevel[level - 1]!.methods && byLevel[level]!.parts >= byLevel[level - 1]!.parts && byLevel[level]!.orders > byLevel[level - 1]!.orders, `level ${level} is harder than ${level - 1}`);
+  }
+  assert.equal(sdk.hash(statistics(payment, 2).instances as unknown as Json), sdk.hash(statistics(payment, undefined).instances as unknown as Json));
+  // Every level's worlds are solvable by their ground truth.
+  for (const level of [0, 4]) for (const module of [precondition, payment, multiStep]) for (const seed of seeds.slice(0, 10)) {
+    assert.equal((await playSolution(atDifficulty(nativeModuleRunner(module), level), seed)).reward, 1, `${module.capability} level ${level} seed ${seed}`);
   }
 });

@@ -32,6 +32,30 @@ export interface MiniModuleOptions {
   /** The families `generate` picks from (uniformly, with the seed's generator). */
   families: MiniFamily[];
   phrasing: MiniPhrasing;
+  /** Whether the module offers difficulty levels to calibration (`MINI_DIFFICULTY`); the target world has one fixed level. */
+  calibrated?: boolean;
+}
+
+/**
+ * TRACE-mini's difficulty levels: a higher level draws more look-alike payment methods, more parts in a multi-part
+ * request and more orders that are not part of it. Level 2 is the target world's own distribution (the same draws).
+ */
+export const MINI_DIFFICULTY = {
+  levels: 5,
+  initial: 2,
+  description: "look-alike payment methods 2 / 2 / 2–3 / 3 / 4; parts of a multi-part request 2 / 2 / 2–3 / 3 / 3–4; orders in the account, besides the requested ones, none / up to 3 / up to 4 / 3–5 / 4–6 in all",
+} as const;
+
+/** How many look-alike payment methods a level draws (level 2 draws as the target world does, in the same order). */
+function methodCount(level: number, random: Random): number {
+  return [() => 2, () => 2, () => random.int(2, 3), () => 3, () => 4][level]!();
+}
+
+/** How many orders a level's request names (multi-part families) and how many the account holds in all. */
+function orderCounts(level: number, random: Random, multiPart: boolean): { requested: number; orders: number } {
+  const requested = multiPart ? [() => 2, () => 2, () => random.int(2, 3), () => 3, () => random.int(3, 4)][level]!() : 1;
+  const orders = Math.max(requested, [() => requested, () => random.int(2, 3), () => random.int(2, 4), () => random.int(3, 5), () => random.int(4, 6)][level]!());
+  return { requested, orders };
 }
 
 type State = { [key: string]: Json };
@@ -141,17 +165,17 @@ function listOrders(ids: readonly string[]): string {
 
 type Random = ReturnType<ModuleSdk["random"]>;
 
-/** Two or three distinct look-alike four-digit strings: a base and copies with two neighbouring digits swapped. */
+/** Two to four distinct look-alike four-digit strings: a base and copies with two neighbouring digits swapped. */
 function lookAlikeDigits(random: Random, count: number): string[] {
   for (;;) {
     const base = String(random.int(1000, 9999));
     const swap = (text: string, at: number) => text.slice(0, at) + (text[at + 1] ?? "") + (text[at] ?? "") + text.slice(at + 2);
-    const variants = [base, swap(base, 2), swap(base, 1)].slice(0, count);
+    const variants = [base, swap(base, 2), swap(base, 1), swap(base, 0)].slice(0, count);
     if (new Set(variants).size === count) return random.shuffle(variants);
   }
 }
 
-function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk): ModuleInstance {
+function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, level: number): ModuleInstance {
   // Seeded through a hash of the module's identity: neighbouring seeds and sibling modules draw unrelated worlds.
   const random = sdk.random(Number.parseInt(sdk.hash({ capability: options.capability, phrasing: options.phrasing, seed }).slice(0, 8), 16));
   const templates = TEMPLATES[options.phrasing];
@@ -159,14 +183,13 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk):
   const family = random.pick(options.families);
   const userId = `u${random.int(range.min, range.max)}`;
 
-  const methods = lookAlikeDigits(random, random.int(2, 3)).map((digits) => {
+  const methods = lookAlikeDigits(random, methodCount(level, random)).map((digits) => {
     const kind = random.next() < 0.7 ? "card" : "gift";
     return { payment_method_id: `${kind}_${digits}`, kind, last_four: digits };
   });
   const methodIds = methods.map((method) => method.payment_method_id);
 
-  const requestedCount = family === "multi_cancel" || family === "composite" ? random.int(2, 3) : 1;
-  const orderCount = Math.max(requestedCount, random.int(2, 4));
+  const { requested: requestedCount, orders: orderCount } = orderCounts(level, random, family === "multi_cancel" || family === "composite");
   const orderIds = random.shuffle(Array.from({ length: range.max - range.min + 1 }, (_, index) => `#W${range.min + index}`)).slice(0, orderCount);
   const requested = orderIds.slice(0, requestedCount);
   const orders: Row = {};
@@ -307,7 +330,8 @@ export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
     policy,
     tools,
     readTools: ["get_user_details", "get_order_details"],
-    generate: (seed, sdk) => generateWith(settings, seed, sdk),
+    ...(settings.calibrated === true ? { difficulty: { ...MINI_DIFFICULTY } } : {}),
+    generate: (seed, sdk, difficulty) => generateWith(settings, seed, sdk, settings.calibrated === true ? (difficulty ?? MINI_DIFFICULTY.initial) : MINI_DIFFICULTY.initial),
     runTool: (state, name, args) => runTool(state, name, args),
     verify(input, sdk) {
       const { instance, finalState, replies } = input;

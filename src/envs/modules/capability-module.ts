@@ -73,6 +73,16 @@ export interface ModuleSdk {
   hash(value: Json): string;
 }
 
+/** A module's difficulty levels (see `CapabilityModule.difficulty`). */
+export interface ModuleDifficulty {
+  /** How many levels (at least 2). */
+  levels: number;
+  /** The level used when none is chosen. */
+  initial: number;
+  /** What a higher level changes, for reports. */
+  description: string;
+}
+
 /** The default export of a capability environment module. */
 export interface CapabilityModule {
   /** snake_case capability name, e.g. `precondition_verification`. */
@@ -87,7 +97,14 @@ export interface CapabilityModule {
   newTools?: { name: string; reason: string }[];
   /** Which tools only read state (used by the validation gate that plays a read-only policy). */
   readTools: string[];
-  generate(seed: number, sdk: ModuleSdk): ModuleInstance;
+  /**
+   * A difficulty `generate` takes: integer levels 0 … `levels` − 1, harder upwards (more look-alike ids, more parts, …).
+   * Calibration on the base policy picks the level (starting at `initial`) whose rewards fall in the calibration window;
+   * a module without it is calibrated as it is.
+   */
+  difficulty?: ModuleDifficulty;
+  /** `difficulty` is a level of `this.difficulty` (its `initial` when the host passes none); a module without levels ignores it. */
+  generate(seed: number, sdk: ModuleSdk, difficulty?: number): ModuleInstance;
   runTool(state: { [key: string]: Json }, name: string, args: { [key: string]: Json }, sdk: ModuleSdk): ToolOutcome;
   verify(input: VerifierInput, sdk: ModuleSdk): Verdict;
 }

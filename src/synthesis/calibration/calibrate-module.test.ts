@@ -6,7 +6,8 @@ import type { FakeChatServer } from "../../testing/fake-chat-server.js";
 import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "../sandbox/sandboxed-module-runner.js";
 import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
-import { calibrateModule, formatCalibrationReport, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
+import { calibrateDifficulty, calibrateModule, formatCalibrationReport, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
+import { atDifficulty, DifficultyLevelError } from "../../envs/modules/module-runner.js";
 
 /**
  * A scripted base policy for the minimal module: on a fresh conversation it either cancels the reservation the user
@@ -88,4 +89,81 @@ test("constant and informative groups, success rate and spread are checked", () 
   assert.match(report.problems.join("\n"), /reward standard deviation 0\.029 is below 0\.05/);
   assert.match(report.problems.join("\n"), /66\.7% of seeds have constant groups/);
   assert.match(report.problems.join("\n"), /33\.3% of seeds have informative groups/);
+});
+
+/**
+ * A module with five difficulty levels (its request names the level) and a scripted policy that solves the share
+ * (4 − level) / 4 of conversations: levels 0 and 1 are too easy (mean 1.0, 0.75), level 2 is in the window (0.5),
+ * level 3 has the mean of the window (0.25) but too many all-0 groups, level 4 is too hard (0).
+ */
+function levelledModule(initial: number): string {
+  return minimalModuleSource({
+    fields: `difficulty: { levels: 5, initial: ${initial}, description: "fewer solvable conversations" },`,
+    instance: `{ state: { reservations: { [id]: { status: "active" } } }, request: "Please cancel reservation " + id + " (level " + String(level ?? ${initial}) + ").", followUps: [], solution: [{ name: "cancel_reservation", arguments: { reservation_id: id } }], mustSay: [], facts: { id } }`,
+  });
+}
+
+function levelPolicy(): Promise<FakeChatServer> {
+  let conversations = 0;
+  return startFakeChatServer((request, res) => {
+    const messages = request.body.messages as { role: string; content?: string }[];
+    const last = messages.at(-1);
+    if (last?.role === "tool") return sendJson(res, 200, chatBody({ content: "Done." }));
+    const [, id, level] = /reservation (R\d+) \(level (\d)\)/.exec(last?.content ?? "") ?? [];
+    conversations += 1;
+    if (conversations % 4 < 4 - Number(level)) {
+      const call = { id: `call_${conversations}`, type: "function", function: { name: "cancel_reservation", arguments: JSON.stringify({ reservation_id: id }) } };
+      return sendJson(res, 200, chatBody({ content: null, tool_calls: [call] }));
+    }
+    return sendJson(res, 200, chatBody({ content: "I cannot help with that." }));
+  });
+}
+
+test("calibrateDifficulty moves a module with levels harder while the base does too well, and keeps the level that passes", async () => {
+  const levelled = await loadSandboxedModule({ source: levelledModule(0) });
+  const server = await levelPolicy();
+  try {
+    assert.deepEqual(levelled.difficulty, { levels: 5, initial: 0, description: "fewer solvable conversations" });
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const report = await calibrateDifficulty({ runner: levelled, policy, seeds: [0, 1, 2, 3], samples: 4, concurrency: 1 });
+    assert.equal(report.passed, true, formatCalibrationReport(report));
+    assert.deepEqual(report.difficulty, { level: 2, levels: 5, tried: [{ level: 0, meanReward: 1, passed: false }, { level: 1, meanReward: 0.75, passed: false }, { level: 2, meanReward: 0.5, passed: true }] });
+    assert.match(formatCalibrationReport(report), /difficulty level 2 of 0–4 \(tried 0: mean 1\.000; 1: mean 0\.750; 2: mean 0\.500 PASS\)/);
+    // The chosen level reaches the module: its worlds at level 2 say so.
+    assert.match((await atDifficulty(levelled, 2).generate(0)).request, /\(level 2\)/);
+  } finally {
+    await server.close();
+    await levelled.dispose();
+  }
+});
+
+test("calibrateDifficulty moves easier from a level too hard, stops where the mean is in the window but groups are not, and keeps the nearest level", async () => {
+  const levelled = await loadSandboxedModule({ source: levelledModule(4) });
+  const server = await levelPolicy();
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const report = await calibrateDifficulty({ runner: levelled, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 1 });
+    assert.equal(report.passed, false);
+    assert.deepEqual(report.difficulty?.tried.map((tried) => tried.level), [4, 3]);
+    assert.equal(report.difficulty?.level, 3);
+    assert.equal(report.meanReward, 0.25);
+    assert.match(report.problems.join("\n"), /all-0 groups/);
+  } finally {
+    await server.close();
+    await levelled.dispose();
+  }
+});
+
+test("a module without levels is calibrated as it is, and atDifficulty refuses a level it does not have", async () => {
+  const server = await scriptedPolicy(2);
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const report = await calibrateDifficulty({ runner, policy, seeds: [0, 1], samples: 2, concurrency: 1 });
+    assert.equal(report.difficulty, undefined);
+    assert.equal(report.meanReward, 0.5);
+    assert.throws(() => atDifficulty(runner, 1), (error: unknown) => error instanceof DifficultyLevelError && error.levels === undefined);
+    assert.equal(atDifficulty(runner, undefined), runner);
+  } finally {
+    await server.close();
+  }
 });

@@ -11,7 +11,7 @@ import { runEpisode } from "../../rollout/agent-loop.js";
 import type { SamplingOptions } from "../../rollout/agent-loop.js";
 import { createModuleEnvironment, seedTaskId } from "../../envs/modules/module-environment.js";
 import { createInstanceUser } from "../../rollout/instance-user.js";
-import type { ModuleRunner } from "../../envs/modules/module-runner.js";
+import { atDifficulty, type ModuleRunner } from "../../envs/modules/module-runner.js";
 
 /** The calibration window (all fractions in [0, 1]). */
 export interface CalibrationTargets {
@@ -79,6 +79,8 @@ export interface CalibrationReport {
   /** Episodes that ended in an agent or user error (they count as reward 0). */
   erroredEpisodes: number;
   problems: string[];
+  /** For a module with difficulty levels: the level these statistics are of, and every level tried on the way. */
+  difficulty?: { level: number; levels: number; tried: { level: number; meanReward: number; passed: boolean }[] };
 }
 
 /** Runs seeds × samples episodes and checks them against the targets. */
@@ -115,6 +117,43 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
     }),
   );
   return summarizeCalibration(groups, samples, targets, erroredEpisodes);
+}
+
+/**
+ * Calibration that sets a module's difficulty (a module without levels is calibrated as it is): from the module's
+ * initial level, one level harder while the base policy does too well (mean reward or success rate above the window),
+ * one easier while it does too badly, until a level passes, the direction turns back, or the levels run out. The
+ * result is the passing level's report, else the report of the level whose mean reward is nearest the window; its
+ * `difficulty` lists every level tried.
+ */
+export async function calibrateDifficulty(options: CalibrationOptions): Promise<CalibrationReport> {
+  const difficulty = options.runner.difficulty;
+  if (difficulty === undefined) return calibrateModule(options);
+  const targets = { ...DEFAULT_CALIBRATION_TARGETS, ...options.targets };
+  const reports = new Map<number, CalibrationReport>();
+  let level = difficulty.initial;
+  for (;;) {
+    const report = await calibrateModule({ ...options, runner: atDifficulty(options.runner, level) });
+    reports.set(level, report);
+    if (report.passed) break;
+    const tooEasy = report.meanReward > targets.maximumMeanReward || report.successRate > targets.maximumSuccessRate;
+    const tooHard = report.meanReward < targets.minimumMeanReward || report.successRate < targets.minimumSuccessRate;
+    const next = tooEasy && !tooHard ? level + 1 : tooHard && !tooEasy ? level - 1 : undefined;
+    if (next === undefined || next < 0 || next >= difficulty.levels || reports.has(next)) break;
+    level = next;
+  }
+  const tried = [...reports].map(([tried, report]) => ({ level: tried, meanReward: report.meanReward, passed: report.passed }));
+  const [chosen, report] = [...reports].reduce((best, candidate) => {
+    const rank = ([, candidateReport]: [number, CalibrationReport]) => (candidateReport.passed ? -1 : distanceToWindow(candidateReport));
+    return rank(candidate) < rank(best) ? candidate : best;
+  });
+  return { ...report, difficulty: { level: chosen, levels: difficulty.levels, tried } };
+}
+
+/** How far a report's mean reward lies outside its window (0 inside it). */
+export function distanceToWindow(report: CalibrationReport): number {
+  const { minimumMeanReward, maximumMeanReward } = report.targets;
+  return Math.max(0, minimumMeanReward - report.meanReward, report.meanReward - maximumMeanReward);
 }
 
 /** The statistics of reward groups against the targets (exported for tests and for reports built elsewhere). */
@@ -155,5 +194,10 @@ function standardDeviation(values: readonly number[]): number {
 /** A short text form of the report. */
 export function formatCalibrationReport(report: CalibrationReport): string {
   const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)}, success ${(report.successRate * 100).toFixed(1)}%, sd ${report.rewardStd.toFixed(3)}, constant groups ${(report.constantFraction * 100).toFixed(1)}%, informative ${(report.informativeFraction * 100).toFixed(1)}%, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
-  return [head, ...report.problems.map((problem) => `     ${problem}`)].join("\n");
+  const levels = report.difficulty;
+  const difficulty =
+    levels === undefined
+      ? []
+      : [`     difficulty level ${levels.level} of 0–${levels.levels - 1} (tried ${levels.tried.map((tried) => `${tried.level}: mean ${tried.meanReward.toFixed(3)}${tried.passed ? " PASS" : ""}`).join("; ")})`];
+  return [head, ...difficulty, ...report.problems.map((problem) => `     ${problem}`)].join("\n");
 }

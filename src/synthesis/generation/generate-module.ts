@@ -6,7 +6,7 @@
 import type { ChatClient } from "../../models/chat-client.js";
 import { isEndpointFailure } from "../../models/endpoint-failure.js";
 import type { Message } from "../../spec/message.js";
-import { calibrateModule, formatCalibrationReport } from "../calibration/calibrate-module.js";
+import { calibrateDifficulty, distanceToWindow, formatCalibrationReport } from "../calibration/calibrate-module.js";
 import type { CalibrationOptions, CalibrationReport } from "../calibration/calibrate-module.js";
 import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import { formatValidationReport } from "../validation/gate-result.js";
@@ -108,7 +108,7 @@ async function judge(attempt: number, source: string, options: GenerateModuleOpt
   if (validation.passed && options.calibrationPolicy !== undefined) {
     const runner = await loadSandboxedModule({ source });
     try {
-      calibration = await calibrateModule({ ...options.calibration, runner, policy: options.calibrationPolicy });
+      calibration = await calibrateDifficulty({ ...options.calibration, runner, policy: options.calibrationPolicy });
     } finally {
       await runner.dispose();
     }
@@ -132,7 +132,4 @@ function score(attempt: GenerationAttempt): number {
   return gates * 10 + window;
 }
 
-function distanceToWindow(report: CalibrationReport): number {
-  const { minimumMeanReward, maximumMeanReward } = report.targets;
-  return Math.max(0, minimumMeanReward - report.meanReward, report.meanReward - maximumMeanReward);
-}
+

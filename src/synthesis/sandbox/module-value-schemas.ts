@@ -20,6 +20,10 @@ export const moduleMetadataSchema = z.object({
   tools: z.array(moduleToolSchema).min(1),
   newTools: z.array(z.object({ name: z.string().min(1), reason: z.string().min(1) })),
   readTools: z.array(z.string()),
+  difficulty: z
+    .object({ levels: z.number().int().min(2).max(100), initial: z.number().int().nonnegative(), description: z.string() })
+    .refine((difficulty) => difficulty.initial < difficulty.levels, { message: "initial must be one of the levels", path: ["initial"] })
+    .optional(),
   functions: z.object({ generate: z.literal("function"), runTool: z.literal("function"), verify: z.literal("function") }),
 });
 

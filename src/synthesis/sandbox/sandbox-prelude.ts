@@ -62,13 +62,14 @@ export const sandboxPrelude = String.raw`(function (createModuleSdk, resultChara
     var metadata = {
       capability: definition.capability, description: definition.description, policy: definition.policy,
       tools: definition.tools, newTools: definition.newTools === undefined ? [] : definition.newTools, readTools: definition.readTools,
+      difficulty: definition.difficulty,
       functions: { generate: typeof definition.generate, runTool: typeof definition.runTool, verify: typeof definition.verify },
     };
     var metadataJson = stringify(metadata); // missing fields are dropped here and reported by the host's schema
     return function dispatch(method, argumentsJson) {
       var input = parse(argumentsJson), result;
       if (method === "metadata") return limited(method, metadataJson);
-      else if (method === "generate") result = definition.generate(input.seed, sdk);
+      else if (method === "generate") result = definition.generate(input.seed, sdk, input.difficulty);
       else if (method === "runTool") result = definition.runTool(input.state, input.name, input.arguments, sdk);
       else if (method === "verify") result = definition.verify(input.input, sdk);
       else fail("ShapeError", "unknown method " + method);

@@ -51,11 +51,12 @@ export function guardRunner(runner: ModuleRunner): GuardedRunner {
     tools: runner.tools,
     newTools: runner.newTools,
     readTools: runner.readTools,
+    ...(runner.difficulty === undefined ? {} : { difficulty: runner.difficulty }),
     counts,
     get stopped() {
       return stopped;
     },
-    generate: (seed) => guarded("generate", () => runner.generate(seed)),
+    generate: (seed, difficulty) => guarded("generate", () => runner.generate(seed, difficulty)),
     runTool: (state, name, args) => guarded("runTool", () => runner.runTool(state, name, args)),
     verify: (input) => guarded("verify", () => runner.verify(input)),
   };
