@@ -179,3 +179,37 @@ def test_expert_adapters_through_http(moe_engine: Engine, tmp_path: Path) -> Non
         assert max(abs(x - y) for x, y in zip(sampled_logprobs(completions["policy"]), again)) < tolerance()
     finally:
         worker.close()
+
+
+def test_per_expert_layout_splits_each_experts_adapter_exactly(moe_engine: Engine, tmp_path: Path) -> None:
+    import json
+    import re
+
+    from safetensors.torch import load_file
+
+    from trace_worker.errors import BadRequest
+
+    trainer = Trainer(moe_engine)
+    trainer.create_adapter({"name": "served", "rank": 2, "alpha": 4})
+    randomize_adapter(moe_engine, "served", seed=8)
+    trainer.save_adapter({"adapter": "served", "path": str(tmp_path / "split"), "layout": "per_expert"})
+    config = json.loads((tmp_path / "split" / "adapter_config.json").read_text())
+    assert config["target_parameters"] is None and {"gate_proj", "up_proj", "down_proj", "q_proj"} <= set(config["target_modules"])
+    state = load_file(str(tmp_path / "split" / "adapter_model.safetensors"))
+    expert_keys = [key for key in state if ".experts." in key]
+    assert all(re.fullmatch(r".*\.mlp\.experts\.\d+\.(gate_proj|up_proj|down_proj)\.lora_[AB]\.weight", key) for key in expert_keys)
+    outer, experts = first_experts(moe_engine)
+    wrappers = {wrapper.parameter_name: wrapper for wrapper in expert_lora.wrapper_chain(outer)[0]}
+    prefix = "base_model.model.model.layers.0.mlp.experts"
+    scaling = wrappers["down_proj"].scaling["served"]
+    for expert in range(experts.num_experts):
+
+        def split_delta(projection: str) -> torch.Tensor:
+            return scaling * state[f"{prefix}.{expert}.{projection}.lora_B.weight"] @ state[f"{prefix}.{expert}.{projection}.lora_A.weight"]
+
+        fused = {name: expert_lora.delta_weight(wrapper, "served")[expert].cpu() for name, wrapper in wrappers.items()}
+        assert torch.allclose(torch.cat([split_delta("gate_proj"), split_delta("up_proj")]), fused["gate_up_proj"], atol=1e-6)
+        assert torch.allclose(split_delta("down_proj"), fused["down_proj"], atol=1e-6)
+    assert len(expert_keys) == 2 * experts.num_experts * 3 * 2  # layers × experts × projections × (A, B)
+    with pytest.raises(BadRequest):
+        trainer.save_adapter({"adapter": "served", "path": str(tmp_path / "bad"), "layout": "vllm"})

@@ -5,6 +5,7 @@ a chat request after `optim_step` sees the new weights."""
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,14 +319,23 @@ class Engine:
         state = get_peft_model_state_dict(self.peft, adapter_name=name)
         return {key: value.detach().to("cpu").contiguous() for key, value in state.items()}
 
-    def save_adapter(self, name: str, path: str | Path) -> Path:
-        """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout."""
+    def save_adapter(self, name: str, path: str | Path, layout: str = "peft") -> Path:
+        """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout, or with `layout="per_expert"`
+        with fused expert adapters split per expert and projection (what vLLM reads for Qwen3-MoE by default; PEFT
+        cannot load that onto fused experts, see `expert_lora.split_per_expert`)."""
+        if layout not in ("peft", "per_expert"):
+            raise BadRequest(f"layout must be peft or per_expert, got {layout!r}", "layout", layout)
         directory = Path(path)
         directory.mkdir(parents=True, exist_ok=True)
         assert self.peft is not None
         state = self.adapter_state_dict(name)
-        save_file(state, str(directory / "adapter_model.safetensors"), metadata={"format": "pt"})
         config = self.peft.peft_config[name]
+        if layout == "per_expert" and config.target_parameters:
+            state = expert_lora.split_per_expert(self.peft, name, state)
+            config = copy.deepcopy(config)
+            config.target_modules = set(config.target_modules or ()) | set(expert_lora.module_names_for(sorted(config.target_parameters)))
+            config.target_parameters = None
+        save_file(state, str(directory / "adapter_model.safetensors"), metadata={"format": "pt"})
         original = config.base_model_name_or_path
         config.base_model_name_or_path = str(self.model_path.resolve())
         config.inference_mode = True

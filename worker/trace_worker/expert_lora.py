@@ -243,3 +243,31 @@ def set_low_rank(wrapper: ParamWrapper, adapter: str, delta: torch.Tensor, rank:
             approximation[expert] = up.double() @ down.double()
     norm = float(delta.double().norm())
     return float((delta.double() - approximation).norm()) / norm if norm > 0 else 0.0
+
+
+def split_per_expert(model: torch.nn.Module, adapter: str, state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """`state` (PEFT's saved names for `adapter`) with every fused expert adapter split per expert and projection,
+    the layout vLLM reads for Qwen3-MoE by default: `…mlp.experts.{e}.gate_proj|up_proj|down_proj.lora_A|B.weight`,
+    A [rank, in] and B [out, rank]. Exact: gate and up each get the expert's A and their half of its B (gate rows
+    first, as the fused parameter stores them). Refuses interleaved gate/up layouts."""
+    result = dict(state)
+    for module_path, module in model.named_modules():
+        if not isinstance(module, ParamWrapper) or adapter not in module.lora_A:
+            continue
+        experts = module.get_base_layer()
+        names = FUSED_PARAMETERS.get(module.parameter_name)
+        if names is None or (len(names) == 2 and not getattr(experts, "is_concatenated", False)):
+            raise BadRequest(
+                f"{module_path}.{module.parameter_name}: only concatenated gate/up and down expert parameters can be split per expert", "layout", "per_expert"
+            )
+        for kind in ("lora_A", "lora_B"):
+            result.pop(f"{module_path}.{kind}.weight")
+        owner = ".".join(part for part in module_path.split(".") if part != "base_layer")
+        factors = peft_factors(module, adapter)
+        with torch.no_grad():
+            for expert in range(factors.down.shape[0]):
+                ups = factors.up[expert].chunk(len(names), dim=0)
+                for name, up in zip(names, ups):
+                    result[f"{owner}.{expert}.{name}.lora_A.weight"] = factors.down[expert].detach().to("cpu").clone()  # gate and up: one copy each
+                    result[f"{owner}.{expert}.{name}.lora_B.weight"] = up.detach().to("cpu").clone()
+    return result

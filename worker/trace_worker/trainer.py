@@ -294,9 +294,10 @@ class Trainer:
     def save_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
         name = string_field(body, "adapter")
         path = string_field(body, "path")
+        layout = body.get("layout", "peft")
         self.engine.adapter(name)
         if self.collective.rank == 0:
-            self.engine.save_adapter(name, path)
+            self.engine.save_adapter(name, path, layout)
         return {"path": str(Path(path).resolve()), "files": ["adapter_config.json", "adapter_model.safetensors"]}
 
     def export_merged(self, body: dict[str, Any]) -> dict[str, Any]:
