@@ -211,5 +211,8 @@ def test_per_expert_layout_splits_each_experts_adapter_exactly(moe_engine: Engin
         assert torch.allclose(torch.cat([split_delta("gate_proj"), split_delta("up_proj")]), fused["gate_up_proj"], atol=1e-6)
         assert torch.allclose(split_delta("down_proj"), fused["down_proj"], atol=1e-6)
     assert len(expert_keys) == 2 * experts.num_experts * 3 * 2  # layers × experts × projections × (A, B)
+    with pytest.raises(BadRequest) as refused:  # PEFT would load only the attention part of it, silently
+        moe_engine.load_adapter("split", tmp_path / "split")
+    assert refused.value.param == "lora_path" and "split" not in moe_engine.adapters
     with pytest.raises(BadRequest):
         trainer.save_adapter({"adapter": "served", "path": str(tmp_path / "bad"), "layout": "vllm"})

@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dict
+from safetensors import safe_open
 from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
@@ -270,6 +271,20 @@ class Engine:
         targets = sorted(config.target_modules or ()) + expert_lora.module_names_for(sorted(config.target_parameters or ()))
         record = self._register(name, int(config.r), float(config.lora_alpha), targets, "loaded")
         record.path = str(directory.resolve())
+        weights = directory / "adapter_model.safetensors"
+        if weights.is_file():
+            # PEFT skips stored weights that match no module (e.g. experts split per expert on a fused-experts model)
+            with safe_open(str(weights), framework="pt") as handle:
+                kept = set(get_peft_model_state_dict(self.peft, adapter_name=name))
+                dropped = sorted(key for key in handle.keys() if key not in kept)
+            if dropped:
+                self.delete_adapter(name)
+                raise BadRequest(
+                    f"the adapter at {directory} holds {len(dropped)} weights this model has no place for (first: {dropped[0]}); "
+                    "an adapter split per expert (save_adapter layout per_expert) is for vLLM: load PEFT's layout here",
+                    "lora_path",
+                    str(path),
+                )
         return record
 
     def _register(self, name: str, rank: int, alpha: float, targets: list[str], source: str) -> AdapterRecord:
