@@ -336,8 +336,8 @@ class Engine:
 
     def save_adapter(self, name: str, path: str | Path, layout: str = "peft") -> Path:
         """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout, or with `layout="per_expert"`
-        with fused expert adapters split per expert and projection (what vLLM reads for Qwen3-MoE by default; PEFT
-        cannot load that onto fused experts, see `expert_lora.split_per_expert`)."""
+        with fused expert adapters split per expert and projection (what vLLM reads for Qwen3-MoE by default; `load_adapter`
+        refuses that layout, see `expert_lora.split_per_expert`)."""
         if layout not in ("peft", "per_expert"):
             raise BadRequest(f"layout must be peft or per_expert, got {layout!r}", "layout", layout)
         directory = Path(path)
