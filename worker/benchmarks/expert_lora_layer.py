@@ -57,7 +57,7 @@ def main() -> int:
     chain, experts = expert_lora.wrapper_chain(outer)
     tokens, chosen = arguments.tokens, config.num_experts_per_tok
     hidden = torch.randn(tokens, config.hidden_size, device=device, dtype=dtype, requires_grad=True)
-    index = torch.stack([torch.randperm(config.num_experts, device=device)[:chosen] for _ in range(tokens)])
+    index = torch.rand(tokens, config.num_experts, device=device).argsort(-1)[:, :chosen]  # k distinct experts a token
     weights = torch.softmax(torch.randn(tokens, chosen, device=device), -1).to(dtype)
     target = torch.randn(tokens, config.hidden_size, device=device, dtype=dtype)
     factors = {wrapper.parameter_name: [expert_lora.peft_factors(wrapper, "default")] for wrapper in chain}
