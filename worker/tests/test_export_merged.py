@@ -117,10 +117,11 @@ def test_export_refuses_a_non_empty_directory_and_unknown_adapters_naming_the_fi
 def test_a_moe_checkpoint_exports_merged(tiny_moe_checkpoint: Path, tmp_path: Path) -> None:
     engine = Engine(tiny_moe_checkpoint, device=DEVICE, dtype=DTYPE)
     trainer = Trainer(engine)
-    trainer.create_adapter({"name": "attention", "rank": 8})
-    train(trainer, engine, "attention", steps=2)
-    answer = trainer.export_merged({"adapter": "attention", "path": str(tmp_path / "moe-merged")})
-    assert answer["merged_modules"] > 0
+    created = trainer.create_adapter({"name": "experts", "rank": 8})
+    assert "gate_proj" in created["target_modules"]  # attention and every expert's gate/up and down
+    train(trainer, engine, "experts", steps=2)
+    answer = trainer.export_merged({"adapter": "experts", "path": str(tmp_path / "moe-merged")})
+    assert answer["merged_modules"] == 2 * 6  # per layer q, k, v, o and the fused gate_up_proj, down_proj
     for sequence in sequences(engine, count=2, seed=3):
-        adapted = engine_logits(engine, "attention", sequence)
+        adapted = engine_logits(engine, "experts", sequence)
         assert (merged_logits(tmp_path / "moe-merged", sequence) - adapted).abs().max() < tolerance(float(adapted.abs().max()))

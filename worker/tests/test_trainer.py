@@ -261,13 +261,13 @@ def test_bad_trainer_calls_name_the_problem(engine: Engine) -> None:
         trainer.load_state({"adapter": "x", "path": "/nonexistent/state"})
 
 
-def test_moe_checkpoint_trains_its_attention_adapters(tiny_moe_checkpoint: Path) -> None:
+def test_moe_checkpoint_trains_attention_and_expert_adapters(tiny_moe_checkpoint: Path) -> None:
     from .conftest import DEVICE, DTYPE
 
     engine = Engine(tiny_moe_checkpoint, device=DEVICE, dtype=DTYPE)
     trainer = Trainer(engine)
     created = trainer.create_adapter({"name": "moe"})
-    assert created["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]  # experts are fused 3-D weights here
+    assert created["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]  # experts: fused 3-D weights
     datums = datums_for(engine, weights=lambda n: [1.0] * n)
     before = trainer.forward({"adapter": "moe", "datums": datums})["logprobs"]
     trainer.forward_backward({"adapter": "moe", "loss": "cross_entropy", "datums": datums})

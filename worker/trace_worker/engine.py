@@ -5,6 +5,7 @@ a chat request after `optim_step` sees the new weights."""
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,10 +13,11 @@ from typing import Any
 
 import torch
 from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dict
+from safetensors import safe_open
 from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-from . import fast_lora
+from . import expert_lora, fast_lora
 from .errors import BadRequest, Conflict, NotFound
 
 DEFAULT_TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
@@ -123,6 +125,7 @@ class Engine:
         self.linear_module_names = sorted(
             {name.rsplit(".", 1)[-1] for name, module in base.named_modules() if isinstance(module, torch.nn.Linear)}
         )
+        self.expert_parameters = expert_lora.fused_expert_parameters(base)
         self.stop_token_ids = self._stop_token_ids()
 
     # -- model access -------------------------------------------------------------------------------------------
@@ -182,12 +185,15 @@ class Engine:
         return name
 
     def resolve_target_modules(self, requested: list[str] | None) -> list[str]:
+        """The module names an adapter adapts: linear layers by name, plus the fused expert parameters of an MoE model
+        by the names of the projections they fuse (gate_proj, up_proj, down_proj)."""
+        expert_names = expert_lora.module_names_for(self.expert_parameters)
+        known = sorted(set(self.linear_module_names) | set(expert_names))
         if requested is None:
-            present = [name for name in DEFAULT_TARGET_MODULES if name in self.linear_module_names]
+            present = [name for name in DEFAULT_TARGET_MODULES if name in known]
             if not present:
                 raise BadRequest(
-                    f"none of the default target modules {DEFAULT_TARGET_MODULES} are linear layers of this model; "
-                    f"name some of {self.linear_module_names}",
+                    f"none of the default target modules {DEFAULT_TARGET_MODULES} are linear layers or fused experts of this model; name some of {known}",
                     "target_modules",
                     requested,
                 )
@@ -200,21 +206,42 @@ class Engine:
                 "target_modules",
                 refused,
             )
-        missing = [name for name in requested if name not in self.linear_module_names]
+        missing = [name for name in requested if name not in known]
         if missing:
             raise BadRequest(
-                f"target_modules {missing} are not linear layers of this model (it has {self.linear_module_names})",
+                f"target_modules {missing} are not linear layers or fused experts of this model (it has {known})",
                 "target_modules",
                 missing,
             )
+        expert_lora.parameters_for(requested, self.expert_parameters)  # refuses gate without up (they are one parameter)
         return list(requested)
+
+    def lora_config(self, rank: int, alpha: float, targets: list[str], dropout: float) -> LoraConfig:
+        """PEFT's config for `targets`: linear layers as `target_modules`, fused expert parameters as
+        `target_parameters` (per-expert adapters; see `expert_lora`)."""
+        parameters = expert_lora.parameters_for(targets, self.expert_parameters)
+        fused_only = set(expert_lora.module_names_for(parameters)) - set(self.linear_module_names)
+        modules = [name for name in targets if name not in fused_only]
+        if parameters:
+            if dropout:
+                raise BadRequest(f"dropout {dropout} is not supported on expert adapters ({parameters}); use dropout 0", "dropout", dropout)
+            existing = {frozenset(self.peft.peft_config[name].target_parameters or ()) for name in self.adapters} if self.peft is not None else set()
+            existing.discard(frozenset())
+            if existing and frozenset(parameters) not in existing:
+                raise BadRequest(
+                    f"every adapter on the experts must adapt the same fused parameters (PEFT's rule): existing adapters adapt "
+                    f"{sorted(next(iter(existing)))}, this one {parameters}",
+                    "target_modules",
+                    targets,
+                )
+        return LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=modules or None, target_parameters=parameters or None, bias="none")
 
     def create_adapter(
         self, name: str, rank: int, alpha: float, target_modules: list[str] | None, dropout: float = 0.0, seed: int = 0
     ) -> AdapterRecord:
         self.check_new_name(name, "name")
         targets = self.resolve_target_modules(target_modules)
-        config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=targets, bias="none")
+        config = self.lora_config(rank, alpha, targets, dropout)
         generator_state = torch.random.get_rng_state()
         torch.manual_seed(seed)
         try:
@@ -241,14 +268,29 @@ class Engine:
             raise BadRequest(f"could not load the adapter at {directory}: {error}", "lora_path", str(path)) from error
         self.peft.eval()
         config = self.peft.peft_config[name]
-        targets = sorted(config.target_modules) if config.target_modules else []
+        targets = sorted(config.target_modules or ()) + expert_lora.module_names_for(sorted(config.target_parameters or ()))
         record = self._register(name, int(config.r), float(config.lora_alpha), targets, "loaded")
         record.path = str(directory.resolve())
+        weights = directory / "adapter_model.safetensors"
+        if weights.is_file():
+            # PEFT skips stored weights that match no module (e.g. experts split per expert on a fused-experts model)
+            with safe_open(str(weights), framework="pt") as handle:
+                kept = set(get_peft_model_state_dict(self.peft, adapter_name=name))
+                dropped = sorted(key for key in handle.keys() if key not in kept)
+            if dropped:
+                self.delete_adapter(name)
+                raise BadRequest(
+                    f"the adapter at {directory} holds {len(dropped)} weights this model has no place for (first: {dropped[0]}); "
+                    "an adapter split per expert (save_adapter layout per_expert) is for vLLM: load PEFT's layout here",
+                    "lora_path",
+                    str(path),
+                )
         return record
 
     def _register(self, name: str, rank: int, alpha: float, targets: list[str], source: str) -> AdapterRecord:
         assert self.peft is not None
         fast_lora.install(self.peft)
+        expert_lora.install(self.peft)
         parameters = [
             parameter for parameter_name, parameter in self.peft.named_parameters() if f".{name}." in parameter_name and "lora_" in parameter_name
         ]
@@ -292,14 +334,23 @@ class Engine:
         state = get_peft_model_state_dict(self.peft, adapter_name=name)
         return {key: value.detach().to("cpu").contiguous() for key, value in state.items()}
 
-    def save_adapter(self, name: str, path: str | Path) -> Path:
-        """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout."""
+    def save_adapter(self, name: str, path: str | Path, layout: str = "peft") -> Path:
+        """Writes `adapter_config.json` + `adapter_model.safetensors` in PEFT's layout, or with `layout="per_expert"`
+        with fused expert adapters split per expert and projection (what vLLM reads for Qwen3-MoE by default; `load_adapter`
+        refuses that layout, see `expert_lora.split_per_expert`)."""
+        if layout not in ("peft", "per_expert"):
+            raise BadRequest(f"layout must be peft or per_expert, got {layout!r}", "layout", layout)
         directory = Path(path)
         directory.mkdir(parents=True, exist_ok=True)
         assert self.peft is not None
         state = self.adapter_state_dict(name)
-        save_file(state, str(directory / "adapter_model.safetensors"), metadata={"format": "pt"})
         config = self.peft.peft_config[name]
+        if layout == "per_expert" and config.target_parameters:
+            state = expert_lora.split_per_expert(self.peft, name, state)
+            config = copy.deepcopy(config)
+            config.target_modules = set(config.target_modules or ()) | set(expert_lora.module_names_for(sorted(config.target_parameters)))
+            config.target_parameters = None
+        save_file(state, str(directory / "adapter_model.safetensors"), metadata={"format": "pt"})
         original = config.base_model_name_or_path
         config.base_model_name_or_path = str(self.model_path.resolve())
         config.inference_mode = True

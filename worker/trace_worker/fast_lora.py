@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import types
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import torch
 from peft.tuners.lora.layer import Linear as LoraLinear
@@ -50,13 +50,18 @@ def install(model: torch.nn.Module) -> int:
 
 
 @contextlib.contextmanager
-def stock(model: torch.nn.Module) -> Iterator[None]:
-    """Runs `model` with PEFT's own LoRA forward (for comparisons), restoring the lean one afterwards."""
-    patched = [module for module in model.modules() if getattr(module, MARK, False)]
+def stock_forwards(model: torch.nn.Module, mark: str, reinstall: Callable[[torch.nn.Module], int]) -> Iterator[None]:
+    """Runs `model` with PEFT's own forward on the modules whose lean forward carries `mark`, then `reinstall`s it."""
+    patched = [module for module in model.modules() if getattr(module, mark, False)]
     for module in patched:
         del module.forward
-        setattr(module, MARK, False)
+        setattr(module, mark, False)
     try:
         yield
     finally:
-        install(model)
+        reinstall(model)
+
+
+def stock(model: torch.nn.Module) -> contextlib.AbstractContextManager[None]:
+    """Runs `model` with PEFT's own LoRA forward (for comparisons), restoring the lean one afterwards."""
+    return stock_forwards(model, MARK, install)

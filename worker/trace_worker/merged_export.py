@@ -1,5 +1,6 @@
-"""Exporting an adapter merged into its base: a complete Hugging Face checkpoint directory whose linear weights are the
-base's plus the adapter's LoRA delta `scaling · B·A` (what PEFT's `merge` adds), for use as a new base model.
+"""Exporting an adapter merged into its base: a complete Hugging Face checkpoint directory whose adapted weights (linear
+layers and fused expert parameters) are the base's plus the adapter's LoRA delta `scaling · B·A` (what PEFT's `merge`
+adds), for use as a new base model.
 
 The base weights are read again from the engine's checkpoint directory (in the checkpoint's own dtype, on the CPU), so
 the live model is never touched and a bf16-served fp32 checkpoint is exported in fp32. The directory is written beside
@@ -16,6 +17,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from .engine import Engine
+from .expert_lora import delta_weight
 from .errors import BadRequest, Conflict
 
 # Files of a checkpoint directory that hold weights: everything else (config, generation config, tokenizer files, chat
@@ -41,10 +43,11 @@ def check_destination(path: str) -> Path:
 
 
 def adapter_deltas(engine: Engine, name: str) -> dict[str, torch.Tensor]:
-    """`{module path: ΔW}` on the CPU in fp32 for every base linear layer adapter `name` adapts (module paths as in the
-    base model, e.g. `model.layers.0.self_attn.q_proj`)."""
+    """`{parameter path: ΔW}` on the CPU in fp32 for every base weight adapter `name` adapts, by the parameter's name in
+    the checkpoint (`model.layers.0.self_attn.q_proj.weight`; a fused expert parameter such as
+    `model.layers.0.mlp.experts.gate_up_proj` gets its per-expert deltas, shaped [experts, out, in] as the parameter)."""
     from peft.tuners.lora.layer import Linear as LoraLinear
-    from peft.tuners.lora.layer import LoraLayer
+    from peft.tuners.lora.layer import LoraLayer, ParamWrapper
 
     engine.adapter(name)
     deltas: dict[str, torch.Tensor] = {}
@@ -55,25 +58,31 @@ def adapter_deltas(engine: Engine, name: str) -> dict[str, torch.Tensor]:
             holds = name in module.lora_A or name in getattr(module, "lora_embedding_A", {})
             if not holds:
                 continue
+            if isinstance(module, ParamWrapper):
+                # Nested wrappers (one per fused parameter) sit at `experts`, `experts.base_layer`, …; the checkpoint
+                # names the parameter on the experts module itself.
+                owner = ".".join(part for part in module_path.split(".") if part != "base_layer")
+                deltas[f"{owner}.{module.parameter_name}"] = delta_weight(module, name).cpu()
+                continue
             if not isinstance(module, LoraLinear):
-                raise BadRequest(f"adapter {name!r} adapts {module_path} ({type(module).__name__}); only linear layers can be exported merged", "adapter", name)
+                raise BadRequest(f"adapter {name!r} adapts {module_path} ({type(module).__name__}); only linear layers and fused experts can be exported merged", "adapter", name)
             if name in getattr(module, "lora_variant", {}) or getattr(module, "lora_bias", {}).get(name):
                 raise BadRequest(f"adapter {name!r} is a LoRA variant (DoRA or LoRA bias) at {module_path}; only plain LoRA can be exported merged", "adapter", name)
-            deltas[module_path] = module.get_delta_weight(name).detach().float().cpu()
+            deltas[f"{module_path}.weight"] = module.get_delta_weight(name).detach().float().cpu()
     if not deltas:
         raise BadRequest(f"adapter {name!r} adapts no linear layer", "adapter", name)
     return deltas
 
 
 def write_merged_checkpoint(checkpoint: Path, deltas: dict[str, torch.Tensor], directory: Path) -> None:
-    """Loads the base from `checkpoint`, adds each delta to its linear weight and saves the result (safetensors) with
-    the checkpoint's other files into `directory`."""
+    """Loads the base from `checkpoint`, adds each delta to its weight and saves the result (safetensors) with the
+    checkpoint's other files into `directory`."""
     model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype="auto", device_map="cpu")
     with torch.no_grad():
-        for module_path, delta in deltas.items():
-            weight = model.get_submodule(module_path).weight
+        for parameter_path, delta in deltas.items():
+            weight = model.get_parameter(parameter_path)
             if weight.shape != delta.shape:
-                raise BadRequest(f"{module_path}: the adapter's delta has shape {list(delta.shape)}, the weight {list(weight.shape)}", "adapter", module_path)
+                raise BadRequest(f"{parameter_path}: the adapter's delta has shape {list(delta.shape)}, the weight {list(weight.shape)}", "adapter", parameter_path)
             weight.copy_((weight.float() + delta).to(weight.dtype))
     model.save_pretrained(directory)
     for source in sorted(checkpoint.iterdir()):

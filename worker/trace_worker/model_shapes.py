@@ -20,6 +20,10 @@ QWEN3_SHAPES: dict[str, dict[str, Any]] = {
         hidden_size=2048, intermediate_size=6144, moe_intermediate_size=768, num_experts=128, num_experts_per_tok=8, num_hidden_layers=4,
         num_attention_heads=32, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False, norm_topk_prob=True, decoder_sparse_step=1,
     ),
+    "tiny-moe": dict(
+        hidden_size=64, intermediate_size=192, moe_intermediate_size=32, num_experts=8, num_experts_per_tok=2, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=16, tie_word_embeddings=False, norm_topk_prob=True, decoder_sparse_step=1, vocab_size=1024,
+    ),
     "tiny": dict(hidden_size=64, intermediate_size=192, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16, tie_word_embeddings=True, vocab_size=1024),
 }
 
@@ -51,7 +55,9 @@ def lora_training_flops_per_token(model: torch.nn.Module, rank: int, target_modu
     base matmuls 4·N (forward 2·N, activation gradients 2·N, no weight gradients; N = weights of every linear layer incl.
     the output layer, not the embedding lookup); causal attention 6·heads·head_dim·T per layer (forward QKᵀ and PV
     over T/2 keys on average, backward twice that); LoRA 6·r·(in + out) per adapted layer (forward, activation and
-    weight gradients). Recomputation (e.g. by flash attention's backward) is not counted."""
+    weight gradients), and for adapted fused experts the same per active expert (gate/up: in = hidden, out =
+    2·moe_intermediate; down: in = moe_intermediate, out = hidden). Recomputation (e.g. flash attention's backward) is
+    not counted."""
     config = model.config
     base = 0
     lora = 0
@@ -64,5 +70,8 @@ def lora_training_flops_per_token(model: torch.nn.Module, rank: int, target_modu
     if experts:
         active = config.num_experts_per_tok
         base += config.num_hidden_layers * active * 3 * config.hidden_size * config.moe_intermediate_size
+        hidden, inner = config.hidden_size, config.moe_intermediate_size
+        per_expert = (6 * rank * (hidden + 2 * inner) if "gate_proj" in target_modules else 0) + (6 * rank * (inner + hidden) if "down_proj" in target_modules else 0)
+        lora += config.num_hidden_layers * active * per_expert
     attention = 6 * config.num_attention_heads * config.head_dim * sequence_length * config.num_hidden_layers
     return {"base": 4.0 * base, "attention": float(attention), "lora": float(lora), "total": 4.0 * base + attention + lora}

@@ -90,24 +90,34 @@ class Trainer:
             raise BadRequest(f"rank must be a positive integer, got {rank!r}", "rank", rank)
         assert self.engine.peft is not None
         from peft.tuners.lora.layer import Linear as LoraLinear
+        from peft.tuners.lora.layer import ParamWrapper
 
+        from . import expert_lora
         from .adapter_merge import linear_merge, low_rank_factors, ties_merge
 
         merged: dict[str, torch.Tensor] = {}
+        target_names: set[str] = set()
         for module_name, module in self.engine.peft.named_modules():
-            if not isinstance(module, LoraLinear) or not all(source in module.lora_A for source in sources):
+            if not isinstance(module, (LoraLinear, ParamWrapper)) or not all(source in module.lora_A for source in sources):
                 continue
             with torch.no_grad():
-                deltas = [(module.lora_B[source].weight.float() @ module.lora_A[source].weight.float()) * module.scaling[source] for source in sources]
+                if isinstance(module, ParamWrapper):
+                    deltas = [expert_lora.delta_weight(module, source) for source in sources]  # [experts, out, in]
+                else:
+                    deltas = [(module.lora_B[source].weight.float() @ module.lora_A[source].weight.float()) * module.scaling[source] for source in sources]
                 merged[module_name] = ties_merge(deltas, [float(w) for w in weights], density) if method == "ties" else linear_merge(deltas, [float(w) for w in weights])
+            fused = isinstance(module, ParamWrapper)
+            target_names.update(expert_lora.module_names_for([module.parameter_name]) if fused else [module_name.rsplit(".", 1)[-1]])
         if not merged:
             raise BadRequest("the sources share no adapted module", "sources", sources)
-        targets = sorted({module_name.rsplit(".", 1)[-1] for module_name in merged})
+        targets = sorted(target_names)
         record = self.engine.create_adapter(name, rank, float(rank), targets)
         errors: list[float] = []
         with torch.no_grad():
             for module_name, module in self.engine.peft.named_modules():
-                if module_name in merged and name in getattr(module, "lora_A", {}):
+                if module_name in merged and isinstance(module, ParamWrapper) and name in module.lora_A:
+                    errors.append(expert_lora.set_low_rank(module, name, merged[module_name], rank))
+                elif module_name in merged and name in getattr(module, "lora_A", {}):
                     up, down, error = low_rank_factors(merged[module_name], rank)
                     module.lora_A[name].weight.zero_()
                     module.lora_B[name].weight.zero_()
@@ -284,9 +294,10 @@ class Trainer:
     def save_adapter(self, body: dict[str, Any]) -> dict[str, Any]:
         name = string_field(body, "adapter")
         path = string_field(body, "path")
+        layout = body.get("layout", "peft")
         self.engine.adapter(name)
         if self.collective.rank == 0:
-            self.engine.save_adapter(name, path)
+            self.engine.save_adapter(name, path, layout)
         return {"path": str(Path(path).resolve()), "files": ["adapter_config.json", "adapter_model.safetensors"]}
 
     def export_merged(self, body: dict[str, Any]) -> dict[str, Any]:
