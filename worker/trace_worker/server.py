@@ -472,7 +472,11 @@ def encode(status: int, payload: Any) -> tuple[int, bytes, bytes]:
     """A text answer as text/plain (load/unload adapter, as vLLM), anything else as strict JSON."""
     if isinstance(payload, str):
         return status, payload.encode("utf-8"), b"text/plain; charset=utf-8"
-    return status, json.dumps(finite_json(payload), allow_nan=False).encode("utf-8"), b"application/json"
+    try:
+        text = json.dumps(payload, allow_nan=False)
+    except ValueError:  # a NaN or infinity somewhere: only then walk the payload (13,000 logprobs take 5 ms to walk)
+        text = json.dumps(finite_json(payload), allow_nan=False)
+    return status, text.encode("utf-8"), b"application/json"
 
 
 class _Server(uvicorn.Server):
