@@ -11,9 +11,10 @@ decoder's forward, the output layer's logprobs, the backward pass, the rest of `
 logprobs to Python lists), the response's JSON encoding, `optim_step`; and the same step as HTTP requests to an
 in-process worker server (uvicorn, keep-alive connection), whose excess over the parts is the transport. `aten ops`
 counts the operators one step dispatches (torch.profiler): on a GPU each is at least one kernel launch, so at this size
-it, not arithmetic, sets the step's time there. Each figure is the minimum over `--steps` steps after one warm-up step
-(the machine may be shared; the minimum is the least disturbed). `--threads 1` by default: on a shared 2-core machine
-two intra-op threads made the same step vary fourfold.
+it, not arithmetic, sets the step's time there. Each figure is the minimum over `--steps` steps after one warm-up step,
+in process CPU time on a CPU (every thread of this process: client, server, engine; wall time swung ±40% on a shared
+2-core machine) and wall time on a GPU. `--threads 1` by default: two intra-op threads on a shared 2-core machine made
+the same step vary fourfold.
 
 `--overhead-shape` adds a 1-layer × 64 model (LoRA rank 64, equal to its width as in the mini configuration), whose
 compute is small enough that the per-step overhead shows; `--no-return-logprobs` sends `return_logprobs: false`, as
@@ -47,6 +48,10 @@ from trace_worker.trainer import Trainer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: The clock: this process's CPU time (all its threads: the HTTP client, the server's and the engine's) on a CPU, which
+#: other processes on a shared machine disturb far less than wall time; wall time on a GPU (`--clock`).
+now = time.process_time
+
 
 @dataclass
 class Clock:
@@ -74,39 +79,39 @@ def instrumented(trainer: Trainer, clock: Clock) -> Iterator[None]:
     original_backward = torch.autograd.backward
 
     def parse(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        started = now()
         try:
             return original_parse(*args, **kwargs)
         finally:
-            clock.add("validate datums", time.perf_counter() - started)
+            clock.add("validate datums", now() - started)
 
     def logprobs(self: Trainer, *args: Any, **kwargs: Any) -> Any:
         synchronize(device)
-        clock.marks["logprobs"] = time.perf_counter()
+        clock.marks["logprobs"] = now()
         result = original_logprobs(self, *args, **kwargs)
         synchronize(device)
-        clock.add("output layer logprobs", time.perf_counter() - clock.marks["decoder end"])
+        clock.add("output layer logprobs", now() - clock.marks["decoder end"])
         return result
 
     def before_decoder(_module: Any, _args: Any) -> None:
         synchronize(device)
-        now = time.perf_counter()
+        now = now()
         clock.add("datums → tensors", now - clock.marks["logprobs"])
         clock.marks["decoder start"] = now
 
     def after_decoder(_module: Any, _args: Any, _output: Any) -> None:
         synchronize(device)
-        now = time.perf_counter()
+        now = now()
         clock.add("decoder forward", now - clock.marks["decoder start"])
         clock.marks["decoder end"] = now
 
     def backward(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        started = now()
         try:
             return original_backward(*args, **kwargs)
         finally:
             synchronize(device)
-            clock.add("backward", time.perf_counter() - started)
+            clock.add("backward", now() - started)
 
     handles = [decoder.register_forward_pre_hook(before_decoder), decoder.register_forward_hook(after_decoder)]
     trainer_module.parse_datums = parse  # type: ignore[assignment]
@@ -182,28 +187,28 @@ def measure(shape: TinyModelShape, rank: int, args: argparse.Namespace, director
     for index, raw in enumerate(bodies):
         clock = Clock()
         with instrumented(trainer, clock):
-            started = time.perf_counter()
+            started = now()
             body = json.loads(raw)
-            clock.add("JSON decode (request)", time.perf_counter() - started)
-            started = time.perf_counter()
+            clock.add("JSON decode (request)", now() - started)
+            started = now()
             result = trainer.forward_backward(body)
             synchronize(engine.device)
-            total = time.perf_counter() - started
+            total = now() - started
             named = ("validate datums", "datums → tensors", "decoder forward", "output layer logprobs", "backward")
             clock.add("loss, logprobs to lists, rest", total - sum(clock.seconds.get(part, 0.0) for part in named))
-            started = time.perf_counter()
+            started = now()
             encode(200, result)
-            clock.add("JSON encode (response)", time.perf_counter() - started)
-            started = time.perf_counter()
+            clock.add("JSON encode (response)", now() - started)
+            started = now()
             trainer.optim_step(optim)
             synchronize(engine.device)
-            clock.add("optim_step", time.perf_counter() - started)
-        started = time.perf_counter()
+            clock.add("optim_step", now() - started)
+        started = now()
         response_bytes = len(post("/v1/trainer/forward_backward", raw))
         post("/v1/trainer/optim_step", json.dumps(optim).encode())
         if index > 0:
             samples.append(clock.seconds)
-            http_seconds.append(time.perf_counter() - started)
+            http_seconds.append(now() - started)
     connection.close()
     server.shutdown()
     server.server_close()
@@ -249,9 +254,13 @@ def main() -> None:
     parser.add_argument("--overhead-shape", action="store_true", help="also a 1-layer × 64 model")
     parser.add_argument("--no-return-logprobs", dest="return_logprobs", action="store_false")
     parser.add_argument("--rank", type=int, help="LoRA rank of the configuration's shape (default: model.sft.rank)")
+    parser.add_argument("--clock", choices=["cpu", "wall"], help="cpu: process CPU time (default on a CPU); wall: elapsed time (default on a GPU)")
     parser.add_argument("--checkpoints", help="directory to keep the tiny checkpoints in between runs (default: a temporary one)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    global now
+    clock = args.clock or ("wall" if args.device.startswith("cuda") else "cpu")
+    now = time.perf_counter if clock == "wall" else time.process_time
     config = json.loads(Path(args.config).read_text(encoding="utf-8"))
     tiny, sft = config["model"]["initTiny"], config["model"]["sft"]
     mini = TinyModelShape(
@@ -264,7 +273,7 @@ def main() -> None:
     if args.overhead_shape:
         small = TinyModelShape(vocab_size=mini.vocab_size, hidden_size=64, layers=1, attention_heads=4, key_value_heads=2, head_dim=16, intermediate_size=192, tie_embeddings=mini.tie_embeddings)
         shapes.append(("1 × 64 (LoRA rank 64)", small, 64))
-    print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} thread(s); return_logprobs {str(args.return_logprobs).lower()}")
+    print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} thread(s), {clock} clock; return_logprobs {str(args.return_logprobs).lower()}")
     with tempfile.TemporaryDirectory() as scratch:
         directory = Path(args.checkpoints or scratch)
         for label, shape, shape_rank in shapes:

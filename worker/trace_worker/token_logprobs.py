@@ -46,19 +46,10 @@ class ChunkedTokenLogprobs(torch.autograd.Function):
         return hidden_gradient * grad_logprobs[:, None].to(hidden_gradient.dtype), None, None, None
 
 
-#: Logits held at once per chunk (2^27 fp32 values, 512 MiB), for at least 1024 rows: Qwen3's vocabulary of 151,936
-#: keeps 1024-row chunks (155 M values), a tiny model's 2,048 gets 65,536 rows, so one chunk covers a whole SFT batch
-#: (a dozen chunks' operations per step become one's).
-CHUNK_LOGITS = 1 << 27
-
-
 def chunked_token_logprobs(
-    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, chunk: int | None = None
+    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, chunk: int = 1024
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Logprobs of `targets` under `softmax(hidden @ weight.T)` and the distribution's entropy, per row; `chunk` rows
-    of logits at a time (default: as many as `CHUNK_LOGITS` allows, at least 1024)."""
-    if chunk is None:
-        chunk = max(1024, CHUNK_LOGITS // weight.shape[0])
+    """Logprobs of `targets` under `softmax(hidden @ weight.T)` and the distribution's entropy, per row."""
     if weight.requires_grad:
         logits = (hidden @ weight.t()).float()
         log_probabilities = torch.log_softmax(logits, dim=-1)
