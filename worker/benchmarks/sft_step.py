@@ -3,22 +3,24 @@ worker's trainer HTTP API, at the tiny shape of a TRACE-mini configuration (`mod
 into its parts. Prints one markdown table per shape.
 
     .venv/bin/python worker/benchmarks/sft_step.py [--config configs/mini-v2-gpu.json] [--datums 64] [--tokens 205]
-        [--weighted-share 0.35] [--steps 8] [--threads 1] [--overhead-shape] [--no-return-logprobs]
+        [--weighted-share 0.35] [--steps 8] [--threads 1] [--shape config|overhead|both] [--no-return-logprobs] [--rank R]
 
 The parts are timed inside the real calls (wrappers around the trainer's own functions, hooks on the decoder), so the
 benchmark measures the code as it is: JSON decode of the request body, datum validation, datum → tensor building, the
 decoder's forward, the output layer's logprobs, the backward pass, the rest of `forward_backward` (loss, per-token
 logprobs to Python lists), the response's JSON encoding, `optim_step`; and the same step as HTTP requests to an
-in-process worker server (uvicorn, keep-alive connection), whose excess over the parts is the transport. `aten ops`
+in-process worker server (uvicorn, keep-alive connection), whose excess over the parts is the transport (in CPU time;
+the step's wall time is given beside it, because a wait such as a delayed TCP ACK costs no CPU time). `aten ops`
 counts the operators one step dispatches (torch.profiler): on a GPU each is at least one kernel launch, so at this size
 it, not arithmetic, sets the step's time there. Each figure is the minimum over `--steps` steps after one warm-up step,
 in process CPU time on a CPU (every thread of this process: client, server, engine; wall time swung ±40% on a shared
 2-core machine) and wall time on a GPU. `--threads 1` by default: two intra-op threads on a shared 2-core machine made
 the same step vary fourfold.
 
-`--overhead-shape` adds a 1-layer × 64 model (LoRA rank 64, equal to its width as in the mini configuration), whose
-compute is small enough that the per-step overhead shows; `--no-return-logprobs` sends `return_logprobs: false`, as
-the TypeScript SFT loop does (the per-token logprobs are then neither computed nor sent)."""
+`--shape overhead` is a 1-layer × 64 model (LoRA rank 64, equal to its width as in the mini configuration) whose
+compute is small enough that the per-step overhead shows (`both`: the two); `--no-return-logprobs` sends
+`return_logprobs: false`, as the TypeScript SFT loop does (only weighted tokens through the output layer, no per-token
+logprobs sent back)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import argparse
 import http.client
 import json
 import random
+import socket
 import sys
 import tempfile
 import threading
@@ -95,15 +98,15 @@ def instrumented(trainer: Trainer, clock: Clock) -> Iterator[None]:
 
     def before_decoder(_module: Any, _args: Any) -> None:
         synchronize(device)
-        now = now()
-        clock.add("datums → tensors", now - clock.marks["logprobs"])
-        clock.marks["decoder start"] = now
+        moment = now()
+        clock.add("datums → tensors", moment - clock.marks["logprobs"])
+        clock.marks["decoder start"] = moment
 
     def after_decoder(_module: Any, _args: Any, _output: Any) -> None:
         synchronize(device)
-        now = now()
-        clock.add("decoder forward", now - clock.marks["decoder start"])
-        clock.marks["decoder end"] = now
+        moment = now()
+        clock.add("decoder forward", moment - clock.marks["decoder start"])
+        clock.marks["decoder end"] = moment
 
     def backward(*args: Any, **kwargs: Any) -> Any:
         started = now()
@@ -173,6 +176,8 @@ def measure(shape: TinyModelShape, rank: int, args: argparse.Namespace, director
     server = WorkerServer(application, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=600)
+    connection.connect()
+    connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as Node's fetch does
 
     def post(path: str, raw: bytes) -> bytes:
         connection.request("POST", path, body=raw, headers={"content-type": "application/json"})
@@ -183,6 +188,7 @@ def measure(shape: TinyModelShape, rank: int, args: argparse.Namespace, director
 
     samples: list[dict[str, float]] = []
     http_seconds: list[float] = []
+    http_wall: list[float] = []  # wall time too: waits (e.g. a delayed TCP ACK) cost no CPU time
     response_bytes = 0
     for index, raw in enumerate(bodies):
         clock = Clock()
@@ -203,15 +209,29 @@ def measure(shape: TinyModelShape, rank: int, args: argparse.Namespace, director
             trainer.optim_step(optim)
             synchronize(engine.device)
             clock.add("optim_step", now() - started)
-        started = now()
+        started, wall_started = now(), time.perf_counter()
         response_bytes = len(post("/v1/trainer/forward_backward", raw))
         post("/v1/trainer/optim_step", json.dumps(optim).encode())
         if index > 0:
             samples.append(clock.seconds)
             http_seconds.append(now() - started)
+            http_wall.append(time.perf_counter() - wall_started)
     connection.close()
     server.shutdown()
     server.server_close()
+
+    # The per-call floor: a forward_backward too small for arithmetic to count (1 datum × 16 tokens) still dispatches
+    # every operator of the model once; on a GPU, where the arithmetic of a tiny model takes milliseconds, this host
+    # work (Python, operator dispatch, and there a kernel launch each) is what one micro-batch costs at the least.
+    tiny = {"adapter": "sft", "loss": "cross_entropy", "datums": [{"tokens": list(range(16)), "target_tokens": list(range(1, 17)), "weights": [1.0] * 16}], **extra}
+    floor: list[float] = []
+    for _ in range(6):
+        started = now()
+        trainer.forward_backward(tiny)
+        synchronize(engine.device)
+        floor.append(now() - started)
+    for parameter in engine.adapter("sft").parameters:
+        parameter.grad = None
 
     with profile(activities=[ProfilerActivity.CPU]) as trace:
         trainer.forward_backward(json.loads(bodies[0]))
@@ -229,6 +249,8 @@ def measure(shape: TinyModelShape, rank: int, args: argparse.Namespace, director
     rows.append(["**sum of parts (in process)**", f"**{1000 * in_process:.1f}**"])
     rows.append(["HTTP transport (step over HTTP − in process)", f"{1000 * (over_http - in_process):.1f}"])
     rows.append(["**one step over HTTP** (forward_backward + optim_step)", f"**{1000 * over_http:.1f}**"])
+    rows.append(["one step over HTTP, wall time (the machine's other load included)", f"{1000 * min(http_wall):.1f}"])
+    rows.append(["per-call floor: forward_backward of 1 datum × 16 tokens", f"{1000 * min(floor[1:]):.1f}"])
     facts = {
         "datums": args.datums, "tokens": tokens, "weighted tokens": weighted, "request bytes": len(bodies[0]), "response bytes": response_bytes,
         "aten ops per step": operators, "adapter parameters": engine.adapter("sft").trainable_parameters,
@@ -251,7 +273,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--overhead-shape", action="store_true", help="also a 1-layer × 64 model")
+    parser.add_argument("--shape", choices=["config", "overhead", "both"], default="config", help="the configuration's model, a 1-layer × 64 one, or both")
     parser.add_argument("--no-return-logprobs", dest="return_logprobs", action="store_false")
     parser.add_argument("--rank", type=int, help="LoRA rank of the configuration's shape (default: model.sft.rank)")
     parser.add_argument("--clock", choices=["cpu", "wall"], help="cpu: process CPU time (default on a CPU); wall: elapsed time (default on a GPU)")
@@ -269,8 +291,10 @@ def main() -> None:
         tie_embeddings=bool(tiny.get("tieEmbeddings", False)),
     )
     rank = args.rank or int(sft["rank"])
-    shapes: list[tuple[str, TinyModelShape, int]] = [(f"{mini.layers} × {mini.hidden_size} (LoRA rank {rank})", mini, rank)]
-    if args.overhead_shape:
+    shapes: list[tuple[str, TinyModelShape, int]] = []
+    if args.shape != "overhead":
+        shapes.append((f"{mini.layers} × {mini.hidden_size} (LoRA rank {rank})", mini, rank))
+    if args.shape != "config":
         small = TinyModelShape(vocab_size=mini.vocab_size, hidden_size=64, layers=1, attention_heads=4, key_value_heads=2, head_dim=16, intermediate_size=192, tie_embeddings=mini.tie_embeddings)
         shapes.append(("1 × 64 (LoRA rank 64)", small, 64))
     print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} thread(s), {clock} clock; return_logprobs {str(args.return_logprobs).lower()}")
