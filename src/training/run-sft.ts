@@ -40,7 +40,8 @@ export async function runSft(options: RunSftOptions): Promise<SftStep[]> {
       const tokens = batch.reduce((sum, datum) => sum + (datum.weights ?? datum.targetTokens.map(() => 1)).reduce((total, weight) => total + weight, 0), 0);
       if (tokens === 0) continue;
       const scaled = batch.map((datum) => ({ ...datum, weights: (datum.weights ?? datum.targetTokens.map(() => 1)).map((weight) => weight / tokens) }));
-      const result = await trainer.forwardBackward({ adapter, loss: "cross_entropy", datums: scaled });
+      // Only the loss is read: no per-token logprobs back, and only the weighted tokens through the output layer.
+      const result = await trainer.forwardBackward({ adapter, loss: "cross_entropy", datums: scaled, returnLogprobs: false });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       const record = { epoch, step: step.step, loss: result.loss, tokens, gradNorm: step.gradNorm };
       steps.push(record);

@@ -20,8 +20,10 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
     switch (request.path) {
       case "/v1/trainer/create_adapter":
         return sendJson(res, 200, { name: "a1", trainable_parameters: 1234, target_modules: ["q_proj", "v_proj"] });
-      case "/v1/trainer/forward_backward":
-        return sendJson(res, 200, forwardBackwardBody);
+      case "/v1/trainer/forward_backward": {
+        const { logprobs, ...rest } = forwardBackwardBody;
+        return sendJson(res, 200, (request.body as { return_logprobs?: boolean }).return_logprobs === false ? rest : { ...rest, logprobs });
+      }
       case "/v1/trainer/forward":
         return sendJson(res, 200, { logprobs: [[-0.25]] });
       case "/v1/trainer/optim_step":
@@ -59,6 +61,8 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
       logprobs: [[-1, -2], [-3]],
     });
     assert.deepEqual(await client.forward({ datums: [{ tokens: [1], targetTokens: [2] }] }), [[-0.25]]);
+    const lean = await client.forwardBackward({ adapter: "a1", loss: "cross_entropy", datums: [{ tokens: [4], targetTokens: [5] }], returnLogprobs: false });
+    assert.equal("logprobs" in lean, false, "an answer without logprobs maps to a result without them");
     assert.deepEqual(await client.optimStep({ adapter: "a1", learningRate: 0.01, maxGradNorm: 0 }), { step: 1, gradNorm: 0.5 });
     assert.deepEqual(await client.listAdapters(), [
       { name: "a1", rank: 8, alpha: 16, targetModules: ["q_proj"], step: 1, trainableParameters: 1234, source: "created" },
@@ -86,6 +90,7 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
         },
       ],
       ["POST", "/v1/trainer/forward", { datums: [{ tokens: [1], target_tokens: [2] }] }],
+      ["POST", "/v1/trainer/forward_backward", { adapter: "a1", loss: "cross_entropy", datums: [{ tokens: [4], target_tokens: [5] }], return_logprobs: false }],
       ["POST", "/v1/trainer/optim_step", { adapter: "a1", learning_rate: 0.01, max_grad_norm: 0 }],
       ["GET", "/v1/trainer/adapters", {}],
       ["POST", "/v1/trainer/save_adapter", { adapter: "a1", path: "/tmp/a1" }],

@@ -212,6 +212,7 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
           loss: request.loss,
           loss_config: request.lossConfig === undefined ? undefined : defined({ clip_low: request.lossConfig.clipLow, clip_high: request.lossConfig.clipHigh }),
           datums: request.datums.map(datumToWire),
+          return_logprobs: request.returnLogprobs,
         }),
         forwardBackwardSchema,
         callOptions,

@@ -77,7 +77,7 @@ export const forwardBackwardSchema = z
       entropy: finiteOrNaN,
       mean_ratio: optionalMetric,
     }),
-    logprobs: logprobsPerDatum,
+    logprobs: logprobsPerDatum.optional(),
   })
   .transform(
     (body): ForwardBackwardResult => ({
@@ -90,7 +90,7 @@ export const forwardBackwardSchema = z
         entropy: body.metrics.entropy,
         meanRatio: body.metrics.mean_ratio,
       },
-      logprobs: body.logprobs,
+      ...(body.logprobs === undefined ? {} : { logprobs: body.logprobs }),
     }),
   );
 

@@ -97,6 +97,11 @@ export interface ForwardBackwardRequest {
   loss: LossName;
   lossConfig?: LossConfig;
   datums: Datum[];
+  /**
+   * Default true. False: the answer carries no per-token logprobs, and only tokens of non-zero weight go through the
+   * output layer (same loss, gradients and metrics; a smaller answer and less work per step, e.g. for SFT).
+   */
+  returnLogprobs?: boolean;
 }
 
 export interface ForwardBackwardMetrics {
@@ -117,8 +122,8 @@ export interface ForwardBackwardResult {
   /** Weighted (unmasked) tokens. */
   tokens: number;
   metrics: ForwardBackwardMetrics;
-  /** The policy's logprob of each target token, per datum, before this step's update. */
-  logprobs: number[][];
+  /** The policy's logprob of each target token, per datum, before this step's update; absent when `returnLogprobs` was false. */
+  logprobs?: number[][];
 }
 
 /** AdamW settings of one step; unset fields take the worker's defaults (lr 1e-5, betas 0.9/0.999, eps 1e-8, no decay, clip 1). */

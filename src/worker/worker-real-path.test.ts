@@ -138,7 +138,7 @@ describe("the real worker", () => {
     const baseBefore = await trainerCompletionLogprobs(undefined, before);
     const result = await trainer.forwardBackward({ adapter: "trained", loss: "ppo", lossConfig: { clipLow: 0.8, clipHigh: 1.2 }, datums: [reinforce(before)] });
     assert.equal(result.tokens, before.completionTokenIds.length);
-    assertClose(result.logprobs[0]!.slice(before.promptTokenIds.length - 1), before.completionLogprobs, LOGPROB_TOLERANCE, "forward_backward logprobs");
+    assertClose(result.logprobs![0]!.slice(before.promptTokenIds.length - 1), before.completionLogprobs, LOGPROB_TOLERANCE, "forward_backward logprobs");
     assert.ok(Math.abs(result.metrics.meanRatio! - 1) < 1e-4 && result.metrics.approxKl! < 1e-6 && result.metrics.clipFraction === 0);
     assert.ok(result.metrics.entropy > 0);
     const step = await trainer.optimStep({ adapter: "trained", learningRate: 1e-2 });

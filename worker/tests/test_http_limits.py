@@ -98,6 +98,21 @@ def test_the_token_is_checked_before_the_body_is_read(guarded: RunningWorker, mo
     assert guarded.request("GET", "/v1/models")[0] == 200
 
 
+def test_connections_send_without_nagle_delay(guarded: RunningWorker) -> None:
+    """TCP_NODELAY on every accepted connection: with Nagle, a response's body (written after its head) waited for the
+    client's delayed ACK, about 40 ms per request."""
+    connection = http.client.HTTPConnection("127.0.0.1", guarded.port, timeout=10)
+    try:
+        connection.request("GET", "/health")
+        assert connection.getresponse().read()
+        protocols = list(guarded.server.server.server_state.connections)  # the connection, kept alive
+        assert protocols
+        for protocol in protocols:
+            assert protocol.transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        connection.close()
+
+
 def test_an_oversized_body_gets_413_unread_and_malformed_lengths_get_400(guarded: RunningWorker) -> None:
     response, seconds, closed = exchange(guarded.port, head("POST", "/v1/trainer/forward", (64 << 20) + 1, "secret"))
     assert status_of(response) == 413 and closed and seconds < TIMEOUT / 2

@@ -135,6 +135,38 @@ def test_each_loss_gradient_matches_an_independent_computation(engine: Engine, l
         assert result["metrics"]["approx_kl"] > 0
 
 
+@pytest.mark.parametrize("loss", ["cross_entropy", "ppo"])
+def test_without_returned_logprobs_the_loss_gradients_and_metrics_are_the_same(engine: Engine, loss: str) -> None:
+    """`return_logprobs: false` sends only the weighted tokens through the output layer: same answer, logprobs left out."""
+    trainer = Trainer(engine, micro_batch_tokens=20)  # several micro-batches
+    trainer.create_adapter({"name": "s", "rank": 4})
+    randomize_adapter(engine, "s", seed=4)
+    generator = torch.Generator().manual_seed(6)
+    datums = datums_for(
+        engine,
+        weights=lambda n: [float(x) * 0.5 for x in torch.randint(0, 2, (n,), generator=generator)],
+        advantages=lambda n: torch.randn(n, generator=generator).tolist(),
+        sampling_logprobs=lambda n: (torch.randn(n, generator=generator) * 0.3 - 7).tolist(),
+    )
+    datums[1]["weights"] = [0.0] * len(datums[1]["tokens"])  # a datum with no weighted token at all
+    body = {"adapter": "s", "loss": loss, "datums": datums}
+    full = trainer.forward_backward(body)
+    expected = gradients(engine, "s")
+    clear(engine, "s")
+    lean = trainer.forward_backward({**body, "return_logprobs": False})
+    assert "logprobs" not in lean and len(full["logprobs"]) == len(datums)
+    assert lean["tokens"] == full["tokens"]
+    assert math.isclose(lean["loss"], full["loss"], rel_tol=1e-5, abs_tol=1e-6)
+    for key, value in full["metrics"].items():
+        assert value is None and lean["metrics"][key] is None or math.isclose(lean["metrics"][key], value, rel_tol=1e-5, abs_tol=1e-6), key
+    for mine, reference in zip(gradients(engine, "s"), expected):
+        assert float((mine - reference).abs().max()) <= 1e-5 * max(1.0, float(reference.abs().max()))
+    clear(engine, "s")
+    with pytest.raises(BadRequest) as caught:
+        trainer.forward_backward({**body, "return_logprobs": "no"})
+    assert caught.value.param == "return_logprobs"
+
+
 def test_ppo_clipping_zeroes_the_gradient_outside_the_trust_region(engine: Engine) -> None:
     trainer = Trainer(engine)
     trainer.create_adapter({"name": "c", "rank": 4})
@@ -257,6 +289,18 @@ def test_bad_trainer_calls_name_the_problem(engine: Engine) -> None:
     with pytest.raises(BadRequest) as caught:
         trainer.forward_backward({"adapter": "x", "datums": [{"tokens": [1, 2], "target_tokens": [2, 3], "weights": [1, float("nan")]}]})
     assert caught.value.param == "datums[0].weights[1]"
+    for field, value, where in (
+        ("tokens", [1, True], "datums[0].tokens[1]"),
+        ("tokens", [1, 2.0], "datums[0].tokens[1]"),
+        ("tokens", [-1, 2], "datums[0].tokens[0]"),
+        ("target_tokens", [2, 1 << 30], "datums[0].target_tokens[1]"),
+        ("weights", [1, True], "datums[0].weights[1]"),
+        ("weights", ["1", 0.5], "datums[0].weights[0]"),
+    ):
+        datum: dict[str, Any] = {"tokens": [1, 2], "target_tokens": [2, 3], field: value}
+        with pytest.raises(BadRequest) as caught:
+            trainer.forward_backward({"adapter": "x", "datums": [datum]})
+        assert caught.value.param == where, (field, value)
     with pytest.raises(NotFound):
         trainer.load_state({"adapter": "x", "path": "/nonexistent/state"})
 

@@ -363,9 +363,16 @@ class _HeadTimeoutProtocol(H11Protocol):
     """uvicorn's h11 protocol whose keep-alive timer also bounds the time to receive a request head (see the module
     docstring): armed at connect, left armed by data that does not complete a head (uvicorn disarms it when h11 yields
     the request), and closing with `abort` so a client that reads nothing cannot keep the socket open on an unflushed
-    write buffer."""
+    write buffer. Every connection gets TCP_NODELAY."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        # No Nagle delay: uvicorn writes a response's head and body separately, and with Nagle the body waited for the
+        # client's delayed ACK of the head, about 40 ms per request (measured: a 300 kB trainer request answered in
+        # 55–65 ms instead of 8). asyncio sets TCP_NODELAY itself only on sockets made with proto IPPROTO_TCP; `bind`'s
+        # (proto 0, the default) and their accepted connections are not.
+        connection = transport.get_extra_info("socket")
+        if connection is not None and connection.family in (socket.AF_INET, socket.AF_INET6):
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)
         self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
 
@@ -484,7 +491,11 @@ def encode(status: int, payload: Any) -> tuple[int, bytes, bytes]:
     """A text answer as text/plain (load/unload adapter, as vLLM), anything else as strict JSON."""
     if isinstance(payload, str):
         return status, payload.encode("utf-8"), b"text/plain; charset=utf-8"
-    return status, json.dumps(finite_json(payload), allow_nan=False).encode("utf-8"), b"application/json"
+    try:
+        text = json.dumps(payload, allow_nan=False)
+    except ValueError:  # a NaN or infinity somewhere: only then walk the payload (13,000 logprobs take 5 ms to walk)
+        text = json.dumps(finite_json(payload), allow_nan=False)
+    return status, text.encode("utf-8"), b"application/json"
 
 
 class _Server(uvicorn.Server):

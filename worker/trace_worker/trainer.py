@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any
 
@@ -153,25 +155,33 @@ class Trainer:
             batches.append(current)
         return batches
 
-    def _logprobs(self, batch: list[Datum]) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
-        """Flat logprobs and entropies of every datum's targets (in datum order) and each datum's length."""
-        device = self.engine.device
+    def _batch_tensors(self, batch: list[Datum]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, list[int]]:
+        """Right-padded input ids, target ids and attention mask [datums × longest], the flat positions of the real
+        tokens in datum order, and each datum's length. Built with one tensor per field for the whole batch (each
+        datum's own `torch.tensor` and row copy cost more than the model's forward at tiny sizes)."""
         lengths = [len(datum.tokens) for datum in batch]
         width = max(lengths)
         pad = self.engine.tokenizer.pad_token_id or 0
+        real = torch.arange(width)[None, :] < torch.tensor(lengths)[:, None]
+        positions = real.reshape(-1).nonzero().squeeze(1)
         input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
         targets = torch.zeros((len(batch), width), dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, datum in enumerate(batch):
-            input_ids[row, : lengths[row]] = torch.tensor(datum.tokens)
-            targets[row, : lengths[row]] = torch.tensor(datum.target_tokens)
-            mask[row, : lengths[row]] = 1
-        positions = torch.cat([torch.arange(length) + row * width for row, length in enumerate(lengths)])
+        input_ids.view(-1)[positions] = torch.tensor(list(chain.from_iterable(datum.tokens for datum in batch)), dtype=torch.long)
+        targets.view(-1)[positions] = torch.tensor(list(chain.from_iterable(datum.target_tokens for datum in batch)), dtype=torch.long)
+        return input_ids, targets, real.long(), positions, lengths
+
+    def _logprobs(self, batch: list[Datum], rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+        """Flat logprobs and entropies of every datum's targets (in datum order) and each datum's length; with `rows`
+        (indices into that flat order) only those targets go through the output layer."""
+        device = self.engine.device
+        input_ids, targets, mask, positions, lengths = self._batch_tensors(batch)
+        if rows is not None:
+            positions = positions.index_select(0, rows)
         input_ids, targets, mask, positions = (to_device(tensor, device) for tensor in (input_ids, targets, mask, positions))
         if self.engine.plain_logits():
             decoder, head = self.engine.decoder_and_head()
             # Without padding no mask is passed, so attention takes its causal fast path without inspecting one.
-            hidden = decoder(input_ids=input_ids, attention_mask=mask if min(lengths) < width else None, use_cache=False).last_hidden_state
+            hidden = decoder(input_ids=input_ids, attention_mask=mask if min(lengths) < input_ids.shape[1] else None, use_cache=False).last_hidden_state
             flat = hidden.reshape(-1, hidden.shape[-1]).index_select(0, positions)
             logprobs, entropies = chunked_token_logprobs(flat, head.weight, targets.reshape(-1).index_select(0, positions))
         else:
@@ -221,6 +231,9 @@ class Trainer:
         clip_high = number_field(config, "clip_high", 1.2, 0.0)
         if clip_low > 1.0 or clip_high < 1.0:
             raise BadRequest(f"need clip_low ≤ 1 ≤ clip_high, got {clip_low} and {clip_high}", "loss_config", config)
+        return_logprobs = body.get("return_logprobs", True)
+        if not isinstance(return_logprobs, bool):
+            raise BadRequest("return_logprobs must be true or false", "return_logprobs", return_logprobs)
         self.engine.adapter(name)
         datums = self._datums(body, loss_name)
         self.engine.activate(name)
@@ -229,12 +242,20 @@ class Trainer:
         pieces: dict[int, torch.Tensor] = {}
         for batch_indices in self._micro_batches(mine, datums):
             batch = [datums[index] for index in batch_indices]
-            logprobs, entropies, lengths = self._logprobs(batch)
-            loss, metrics = token_loss(loss_name, logprobs, entropies, batch, clip_low, clip_high)
+            columns = LossColumns.of(batch)
+            rows = None
+            if not return_logprobs and columns.weighted is not None:
+                # Tokens of weight 0 add nothing to the loss, its gradient or the metrics (all masked by the weights):
+                # without logprobs to return, only the weighted ones go through the output layer.
+                rows = columns.weighted
+                columns = columns.select(rows)
+            logprobs, entropies, lengths = self._logprobs(batch, rows)
+            loss, metrics = token_loss(loss_name, logprobs, entropies, columns, clip_low, clip_high)
             loss.backward()
             sums += metrics
-            for index, piece in zip(batch_indices, torch.split(logprobs.detach(), lengths)):
-                pieces[index] = piece
+            if return_logprobs:
+                for index, piece in zip(batch_indices, torch.split(logprobs.detach(), lengths)):
+                    pieces[index] = piece
         # One device → host copy per call: no synchronisation between micro-batches.
         results = {index: piece.tolist() for index, piece in pieces.items()}
         totals = sums.cpu()
@@ -243,7 +264,7 @@ class Trainer:
         for part in self.collective.gather_objects(results):
             merged.update(part)
         loss_sum, tokens, clipped, kl, entropy, ratio, ratio_tokens = totals.tolist()
-        return {
+        answer = {
             "loss": loss_sum,
             "tokens": tokens,
             "metrics": {
@@ -254,8 +275,10 @@ class Trainer:
                 "mean_ratio": ratio / ratio_tokens if ratio_tokens else None,
                 "entropy": entropy / tokens if tokens else 0.0,
             },
-            "logprobs": [merged[index] for index in range(len(datums))],
         }
+        if return_logprobs:
+            answer["logprobs"] = [merged[index] for index in range(len(datums))]
+        return answer
 
     # -- optimizer ----------------------------------------------------------------------------------------------
 
@@ -366,28 +389,57 @@ def to_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
     return tensor.to(device)
 
 
+@dataclass
+class LossColumns:
+    """A micro-batch's per-token loss inputs, flat in datum order, on the host: weights (1 where a datum has none),
+    sampling logprobs and advantages (None when no datum has them), and the indices of the tokens of non-zero weight
+    (None when no datum has weights: every token counts)."""
+
+    weights: torch.Tensor
+    sampling: torch.Tensor | None
+    advantages: torch.Tensor | None
+    weighted: torch.Tensor | None
+
+    @staticmethod
+    def of(batch: list[Datum]) -> "LossColumns":
+        def column(values: list[list[float] | None], default: float) -> torch.Tensor:
+            parts = (series if series is not None else repeat(default, len(datum.tokens)) for datum, series in zip(batch, values))
+            return torch.tensor(list(chain.from_iterable(parts)), dtype=torch.float32)
+
+        weights = column([datum.weights for datum in batch], 1.0)
+        has_weights = any(datum.weights is not None for datum in batch)
+        has_sampling = any(datum.sampling_logprobs is not None for datum in batch)
+        has_advantages = any(datum.advantages is not None for datum in batch)
+        return LossColumns(
+            weights,
+            column([datum.sampling_logprobs for datum in batch], 0.0) if has_sampling else None,
+            column([datum.advantages for datum in batch], 0.0) if has_advantages else None,
+            (weights != 0).nonzero().squeeze(1) if has_weights else None,
+        )
+
+    def select(self, rows: torch.Tensor) -> "LossColumns":
+        """These columns at `rows` only."""
+
+        def pick(values: torch.Tensor | None) -> torch.Tensor | None:
+            return None if values is None else values.index_select(0, rows)
+
+        return LossColumns(self.weights.index_select(0, rows), pick(self.sampling), pick(self.advantages), None)
+
+
 def token_loss(
-    loss_name: str, logprobs: torch.Tensor, entropies: torch.Tensor, batch: list[Datum], clip_low: float, clip_high: float
+    loss_name: str, logprobs: torch.Tensor, entropies: torch.Tensor, columns: LossColumns, clip_low: float, clip_high: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The summed per-token loss of `batch` and metric sums (loss, tokens, clipped, kl, entropy, ratio, ratio tokens),
-    all on the device: nothing here waits for the GPU."""
+    """The summed per-token loss of a micro-batch and metric sums (loss, tokens, clipped, kl, entropy, ratio, ratio
+    tokens), all on the device: nothing here waits for the GPU."""
     device = logprobs.device
-
-    def column(values: list[list[float] | None], default: float) -> torch.Tensor:
-        flat: list[float] = []
-        for datum, series in zip(batch, values):
-            flat.extend(series if series is not None else [default] * len(datum.tokens))
-        return to_device(torch.tensor(flat, dtype=torch.float32), device)
-
-    weights = column([datum.weights for datum in batch], 1.0)
+    weights = to_device(columns.weights, device)
     active = (weights != 0).float()
-    has_sampling = any(datum.sampling_logprobs is not None for datum in batch)
-    sampling = column([datum.sampling_logprobs for datum in batch], 0.0) if has_sampling else None
+    sampling = None if columns.sampling is None else to_device(columns.sampling, device)
     if loss_name == "cross_entropy":
         loss = -(weights * logprobs).sum()
     else:
-        assert sampling is not None
-        advantages = column([datum.advantages for datum in batch], 0.0)
+        assert sampling is not None and columns.advantages is not None
+        advantages = to_device(columns.advantages, device)
         ratio = torch.exp(logprobs - sampling)
         if loss_name == "importance_sampling":
             loss = -(weights * advantages * ratio).sum()
