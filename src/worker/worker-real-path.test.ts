@@ -301,7 +301,9 @@ describe("the real worker", () => {
       const [one, two] = results as [(typeof results)[0], (typeof results)[0]];
       assert.equal(two.result.tokens, one.result.tokens);
       assert.ok(Math.abs(two.result.loss - one.result.loss) <= 1e-4 * Math.max(1, Math.abs(one.result.loss)), `loss ${two.result.loss} vs ${one.result.loss}`);
-      one.result.logprobs.forEach((row, index) => assertClose(two.result.logprobs[index]!, row, LOGPROB_TOLERANCE, `datum ${index} logprobs`));
+      const [oneLogprobs, twoLogprobs] = [one.result.logprobs, two.result.logprobs];
+      assert.ok(oneLogprobs !== undefined && twoLogprobs !== undefined, "forward_backward returns logprobs unless asked not to");
+      oneLogprobs.forEach((row, index) => assertClose(twoLogprobs[index]!, row, LOGPROB_TOLERANCE, `datum ${index} logprobs`));
       assert.ok(Math.abs(two.step.gradNorm / one.step.gradNorm - 1) < 1e-3, `grad norm ${two.step.gradNorm} vs ${one.step.gradNorm}`);
     } finally {
       await pair.stop();
