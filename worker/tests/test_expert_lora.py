@@ -145,7 +145,7 @@ def test_merged_expert_adapter_carries_each_experts_merged_delta(moe_engine: Eng
 
             def delta(adapter: str) -> torch.Tensor:
                 a, b = explicit_factors(wrapper, adapter, expert)
-                return (wrapper.scaling[adapter] * (b.float() @ a.float())).detach()
+                return (wrapper.scaling[adapter] * (b.double() @ a.double())).detach()  # fp64: no TF32 on a GPU
 
             expected = 0.25 * delta("first") + 0.75 * delta("second")
             assert (delta("merged") - expected).abs().max() < 1e-5 * max(1.0, float(expected.abs().max()))

@@ -89,10 +89,11 @@ def peft_factors(wrapper: ParamWrapper, adapter: str) -> ExpertFactors:
 
 def delta_weight(wrapper: ParamWrapper, adapter: str) -> torch.Tensor:
     """`scaling · B_e·A_e` for every expert, in fp32, shaped as the fused parameter ([experts, out, in], or
-    [experts, in, out] for transposed experts)."""
+    [experts, in, out] for transposed experts). The product is taken in fp64: on a GPU the worker allows TF32 for fp32
+    matrix products, whose rounding (~1e-3) a merge or an export would otherwise carry."""
     factors = peft_factors(wrapper, adapter)
     with torch.no_grad():
-        delta = torch.bmm(factors.up.float(), factors.down.float()) * factors.scaling
+        delta = (torch.bmm(factors.up.double(), factors.down.double()) * factors.scaling).float()
     return delta.transpose(-2, -1) if getattr(wrapper.get_base_layer(), "is_transposed", False) else delta
 
 

@@ -106,7 +106,8 @@ class Trainer:
                 if isinstance(module, ParamWrapper):
                     deltas = [expert_lora.delta_weight(module, source) for source in sources]  # [experts, out, in]
                 else:
-                    deltas = [(module.lora_B[source].weight.float() @ module.lora_A[source].weight.float()) * module.scaling[source] for source in sources]
+                    # fp64: on a GPU fp32 products may run in TF32 (the engine allows it), whose rounding the merge would keep.
+                    deltas = [((module.lora_B[source].weight.double() @ module.lora_A[source].weight.double()) * module.scaling[source]).float() for source in sources]
                 merged[module_name] = ties_merge(deltas, [float(w) for w in weights], density) if method == "ties" else linear_merge(deltas, [float(w) for w in weights])
             fused = isinstance(module, ParamWrapper)
             target_names.update(expert_lora.module_names_for([module.parameter_name]) if fused else [module_name.rsplit(".", 1)[-1]])
