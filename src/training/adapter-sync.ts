@@ -51,7 +51,8 @@ export function createAdapterSync(options: AdapterSyncOptions): AdapterSync {
       const model = versionedAdapterName(adapter, step);
       if (model !== loaded) {
         const loraPath = path.join(sampler.directory, model);
-        await trainer.saveAdapter({ adapter, path: loraPath });
+        // vLLM reads MoE expert adapters split per expert by default (the same files as PEFT's layout for a dense model).
+        await trainer.saveAdapter({ adapter, path: loraPath, layout: "per_expert" });
         await sampler.client.loadLoraAdapter({ loraName: model, loraPath });
         if (loaded !== undefined) await sampler.client.unloadLoraAdapter({ loraName: loaded });
         loaded = model;

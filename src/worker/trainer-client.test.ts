@@ -68,6 +68,7 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
       { name: "a1", rank: 8, alpha: 16, targetModules: ["q_proj"], step: 1, trainableParameters: 1234, source: "created" },
     ]);
     await client.saveAdapter({ adapter: "a1", path: "/tmp/a1" });
+    await client.saveAdapter({ adapter: "a1", path: "/tmp/a1-vllm", layout: "per_expert" });
     await client.saveState({ adapter: "a1", path: "/tmp/a1-state" });
     await client.loadState({ adapter: "a2", path: "/tmp/a1-state" });
     assert.deepEqual(await client.exportMerged({ adapter: "a1", path: "merged" }), { path: "/abs/merged", mergedModules: 14 });
@@ -94,6 +95,7 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
       ["POST", "/v1/trainer/optim_step", { adapter: "a1", learning_rate: 0.01, max_grad_norm: 0 }],
       ["GET", "/v1/trainer/adapters", {}],
       ["POST", "/v1/trainer/save_adapter", { adapter: "a1", path: "/tmp/a1" }],
+      ["POST", "/v1/trainer/save_adapter", { adapter: "a1", path: "/tmp/a1-vllm", layout: "per_expert" }],
       ["POST", "/v1/trainer/save_state", { adapter: "a1", path: "/tmp/a1-state" }],
       ["POST", "/v1/trainer/load_state", { adapter: "a2", path: "/tmp/a1-state" }],
       ["POST", "/v1/trainer/export_merged", { adapter: "a1", path: "merged" }],

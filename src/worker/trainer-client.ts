@@ -82,8 +82,11 @@ export interface TrainerClient {
   /** Accumulates the loss's gradients on the adapter until the next `optimStep`. */
   forwardBackward(request: ForwardBackwardRequest, options?: RequestOptions): Promise<ForwardBackwardResult>;
   optimStep(step: OptimStepOptions, options?: RequestOptions): Promise<OptimStepResult>;
-  /** Writes `adapter_config.json` + `adapter_model.safetensors` (PEFT layout) into `path`. */
-  saveAdapter(target: AdapterPath, options?: RequestOptions): Promise<void>;
+  /**
+   * Writes `adapter_config.json` + `adapter_model.safetensors` into `path`: PEFT's layout, or with `layout:
+   * "per_expert"` MoE expert adapters split per expert and projection, as vLLM reads them (the same files otherwise).
+   */
+  saveAdapter(target: AdapterPath & { layout?: "peft" | "per_expert" }, options?: RequestOptions): Promise<void>;
   /** Writes the adapter plus its optimizer state and step into `path`. */
   saveState(target: AdapterPath, options?: RequestOptions): Promise<void>;
   /** Restores what `saveState` wrote, creating the adapter if the worker lacks it. */
@@ -234,7 +237,7 @@ export function createTrainerClient(options: TrainerClientOptions): TrainerClien
         callOptions,
       ),
     async saveAdapter(target, callOptions) {
-      await call("POST", trainer("save_adapter"), { adapter: target.adapter, path: target.path }, anyObjectSchema, callOptions);
+      await call("POST", trainer("save_adapter"), { adapter: target.adapter, path: target.path, ...(target.layout === undefined ? {} : { layout: target.layout }) }, anyObjectSchema, callOptions);
     },
     async saveState(target, callOptions) {
       await call("POST", trainer("save_state"), { adapter: target.adapter, path: target.path }, anyObjectSchema, callOptions);
