@@ -98,7 +98,7 @@ export async function runMinimalGrpo(options: MinimalGrpoOptions): Promise<GrpoI
     if (tokens > 0) {
       // Token mean over the batch: every completion token's advantage divided by the batch's completion tokens.
       const datums = trained.map((datum) => ({ ...datum, advantages: datum.advantages!.map((advantage) => advantage / tokens) }));
-      const result = await options.trainer.forwardBackward({ adapter: options.adapter, loss: "ppo", lossConfig: options.lossConfig, datums });
+      const result = await options.trainer.forwardBackward({ adapter: options.adapter, loss: "ppo", lossConfig: options.lossConfig, datums, returnLogprobs: false });
       const step = await options.trainer.optimStep({ adapter: options.adapter, learningRate: options.learningRate, maxGradNorm: options.maxGradNorm });
       stats.gradNorm = step.gradNorm;
       stats.approxKl = result.metrics.approxKl;

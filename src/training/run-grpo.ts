@@ -238,7 +238,8 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
         const logprobs = await trainer.forward({ adapter, datums: rewritten.map((index) => ({ tokens: batch.datums[index]!.tokens, targetTokens: batch.datums[index]!.targetTokens })) });
         rewritten.forEach((index, position) => (batch.datums[index] = withTrainerLogprobs(batch.datums[index]!, logprobs[position]!)));
       }
-      const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums });
+      // Only the loss and metrics are read: no per-token logprobs back, and only completion tokens (weight ≠ 0) through the output layer.
+      const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums, returnLogprobs: false });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });
       synced = await sync.sync(iteration);
