@@ -6,14 +6,8 @@
 # tables last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out="${OUT:-gpu-out}"
-mkdir -p "$out"
-export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-python="${TRACE_PYTHON:-python3}"
-# The worker's HTTP server (uvicorn) is not on the GPU machine: it is installed offline from the wheels carried in
-# .device/wheels (`bash scripts/worker-wheels.sh` downloads them beforehand, where there is network).
-bash scripts/worker-wheels.sh install "$python" || exit 1
-if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
+# shellcheck source=scripts/gpu-environment.sh
+source scripts/gpu-environment.sh
 "$python" - <<'PY'
 import torch, transformers, peft
 name = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"

@@ -11,13 +11,8 @@
 # each shape).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out="${OUT:-gpu-out}"
-mkdir -p "$out"
-# NVLink multicast stays off (a program using it can take a shared host's GPUs out of service).
-export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-python="${TRACE_PYTHON:-python3}"
-bash scripts/worker-wheels.sh install "$python" || exit 1
-if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
+# shellcheck source=scripts/gpu-environment.sh
+source scripts/gpu-environment.sh
 gpus="${TRACE_GPUS:-$("$python" -c 'import torch; print(torch.cuda.device_count())')}"
 if [ "$gpus" -lt 2 ]; then
   echo "multi-gpu-check: needs 2 or more GPUs, found $gpus" >&2
