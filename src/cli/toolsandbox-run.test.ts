@@ -1,7 +1,8 @@
 /**
  * `trace run` with `target.kind: "toolsandbox"` (mechanics): the worker's tiny model as the policy on two root
- * scenarios with ToolSandbox's scripted user, graded by ToolSandbox's similarity; then the LLM analyst (scripted) on
- * those trajectories; then `trace toolsandbox report` on the run.
+ * scenarios with ToolSandbox's scripted user, graded by ToolSandbox's similarity; the LLM analyst (scripted) on those
+ * trajectories; a scripted generator's module on ToolSandbox's own tools, trained and evaluated; then
+ * `trace toolsandbox report` on the run. One run for every check: each run costs a worker and a tiny checkpoint.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,39 +26,6 @@ after(async () => {
 const analyst = oneCapabilityAnalyst({
   name: "state_dependency_recovery",
   description: "Enables a disabled service before the tool that needs it. LACKING when a call fails on a disabled service and is not retried.",
-});
-
-test("trace run --until analyze on a toolsandbox target with the worker's tiny model", { timeout: 600_000 }, async () => {
-  const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
-  servers.push(analystServer);
-  const runDirectory = path.join(scratch, "run");
-  const config = {
-    name: "toolsandbox-mechanics",
-    model: { initTiny: { seed: 0, maxPositions: 4096 } },
-    analysis: { labeler: "llm", runs: 1, batchSize: 3 },
-    endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" } },
-    roles: { analyst: "analyst" },
-    target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
-  };
-  const configFile = path.join(scratch, "config.json");
-  writeFileSync(configFile, JSON.stringify(config));
-  const result = await trace(["run", configFile, "--run-dir", runDirectory, "--until", "analyze"]);
-  assert.equal(result.code, 0, result.stdout + result.stderr);
-  const store = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
-  const episodes = store.listEpisodes({ environment: "toolsandbox", status: "finished" });
-  store.close();
-  assert.deepEqual(episodes.map((episode) => episode.taskId).sort(), ["cellular_off", "get_cellular"].sort());
-  for (const episode of episodes) {
-    const details = episode.rewardInfo?.details as { similarity?: number; categories?: string[] } | undefined;
-    assert.equal(typeof details?.similarity, "number", JSON.stringify(episode.rewardInfo));
-    assert.ok(details?.categories?.includes("SINGLE_TOOL_CALL"));
-  }
-  assert.ok(analystServer.received.length > 0, "the analyst read the trajectories");
-  assert.ok(existsSync(path.join(runDirectory, "stages", "analyze.json")));
-  const report = await trace(["toolsandbox", "report", runDirectory, "--json"]);
-  assert.equal(report.code, 0, report.stderr);
-  const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
-  assert.equal(figures.ALL_CATEGORIES?.count, 2);
 });
 
 /** The scripted generator's module: ToolSandbox's own send-message and cellular tools (schemas as the export gives them). */
@@ -93,7 +61,7 @@ export default definition;
 `;
 }
 
-test("trace run on a toolsandbox target: every stage with the worker's tiny model and scripted analyst and generator", { timeout: 900_000 }, async () => {
+test("trace run on a toolsandbox target: every stage with the worker's tiny model and scripted analyst and generator, then trace toolsandbox report", { timeout: 900_000 }, async () => {
   const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
   const generatorServer = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "```ts\n" + generatedModule() + "```" })));
   servers.push(analystServer, generatorServer);
@@ -109,9 +77,26 @@ test("trace run on a toolsandbox target: every stage with the worker's tiny mode
   writeFileSync(configFile, JSON.stringify(config));
   const result = await trace(["run", configFile, "--run-dir", runDirectory]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
+  // The base rollouts: two root scenarios, each graded by ToolSandbox's similarity with its categories.
+  const store = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
+  const episodes = store.listEpisodes({ environment: "toolsandbox", status: "finished" });
+  store.close();
+  assert.deepEqual(episodes.map((episode) => episode.taskId).sort(), ["cellular_off", "get_cellular"].sort());
+  for (const episode of episodes) {
+    const details = episode.rewardInfo?.details as { similarity?: number; categories?: string[] } | undefined;
+    assert.equal(typeof details?.similarity, "number", JSON.stringify(episode.rewardInfo));
+    assert.ok(details?.categories?.includes("SINGLE_TOOL_CALL"));
+  }
+  assert.ok(analystServer.received.length > 0, "the analyst read the trajectories");
+  assert.ok(existsSync(path.join(runDirectory, "stages", "analyze.json")));
   const generation = generatorServer.received.map((request) => JSON.stringify(request.body.messages)).join("\n");
   assert.match(generation, /send_message_with_phone_number/);
   const index = readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8");
   assert.ok(existsSync(path.join(runDirectory, "adapters", "state_dependency_recovery", "metrics.jsonl")), `the adapter was trained (environments: ${index})`);
   assert.ok(existsSync(path.join(runDirectory, "eval", "results.json")));
+  // ToolSandbox's per-category figures of the run's rollouts.
+  const report = await trace(["toolsandbox", "report", runDirectory, "--json"]);
+  assert.equal(report.code, 0, report.stderr);
+  const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
+  assert.equal(figures.ALL_CATEGORIES?.count, 2);
 });

@@ -5,6 +5,11 @@
  * points as GRPO writes iterations, to every view of the finished run, each checked against the run's own files; a bad
  * run directory and a corrupt store show a message while the server stays up. Screenshots of every view go to
  * runs/dashboard-screenshots/ (git-ignored).
+ *
+ * The same run is the end-to-end test of a user's own target as a module (issue: your own environment; the MCP form is
+ * in src/cli/own-target-run.test.ts): every stage on the worked example's train and test tasks, the analyst shown the
+ * task, the generator shown the target's tools and policy, GRPO's sampled groups exported by `trace export --training`.
+ * One run serves both because each `trace run` of it costs a worker, a tiny checkpoint and every stage.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +22,7 @@ import { openRunDirectory } from "../run/run-directory.js";
 import type { ListeningApp } from "../serving/listen-app.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import type { FakeChatServer } from "../testing/fake-chat-server.js";
-import { repositoryRoot, scriptedEndpoints, small, ticketingModuleConfig, trace } from "../testing/ticketing-run-fixture.js";
+import { firstContent, repositoryRoot, scriptedEndpoints, small, ticketingModuleConfig, trace } from "../testing/ticketing-run-fixture.js";
 import { startDashboard } from "./start-dashboard.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-dashboard-"));
@@ -98,6 +103,42 @@ const count = (page: Page, selector: string) => evaluate<number>(page, `document
 const fixed = (value: number | null | undefined, digits = 3) => (typeof value === "number" ? value.toFixed(digits) : "–");
 const REWARD_POINTS = '[data-metric="rewardMean"] .mark-symbol path';
 
+/**
+ * What the run on the example target module did, from its files (the dashboard aside): rollouts on the 3 train tasks,
+ * the analyst read each task's instructions, the generator was shown the target's tool schemas and policy, the kept
+ * environment is generated, GRPO's sampled groups are exported per iteration, evaluation ran on the 3 test tasks.
+ */
+async function assertOwnTargetRun(stdout: string, analystServer: FakeChatServer, generatorServer: FakeChatServer): Promise<void> {
+  assert.match(stdout, /analysis and training on 3 train tasks, evaluation on 3 test tasks/);
+  const store = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
+  const episodes = store.listEpisodes({ environment: "ticketing", status: "finished" });
+  store.close();
+  assert.deepEqual(episodes.map((episode) => episode.taskId).sort(), ["t01", "t02", "t03"]);
+  assert.ok(analystServer.received.some((request) => /^\[task\] You are Alice Park/m.test(firstContent(request))));
+  const generation = generatorServer.received.map((request) => JSON.stringify(request.body.messages)).join("\n");
+  assert.match(generation, /find_customer/);
+  assert.match(generation, /create_ticket/);
+  assert.match(generation, /Acme's ticketing desk/);
+  const index = JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string; source: string }[] };
+  assert.deepEqual(index.environments.map((entry) => [entry.capability, entry.source]), [["customer_identification", "generated"]]);
+  // GRPO's sampled groups are in the run's store, tagged, and `trace export --training` writes them out.
+  const trainingOut = path.join(scratch, "training-episodes.jsonl");
+  const exportedTraining = await trace(["export", runDirectory, "--training", "customer_identification", "--format", "jsonl", "--out", trainingOut]);
+  assert.equal(exportedTraining.code, 0, exportedTraining.stdout + exportedTraining.stderr);
+  const sampled = readFileSync(trainingOut, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { adapter: string; iteration: number; group: number; member: number; environment: string; messages: unknown[] });
+  const keys = sampled.map((episode) => [episode.adapter, episode.iteration, episode.group, episode.member]);
+  // Iteration 1 is 2 groups × 2 samples (a later iteration may add a dynamic-sampling round); the export is the store's.
+  assert.deepEqual(keys.filter((key) => key[1] === 1), [0, 1].flatMap((group) => [0, 1].map((member) => ["customer_identification", 1, group, member])), "1 iteration × 2 groups × 2 samples");
+  assert.deepEqual([...new Set(keys.map((key) => key[1]))], Array.from({ length: ITERATIONS }, (_, index) => index + 1));
+  const stored = openTrajectoryStore(path.join(runDirectory, "store.sqlite"));
+  const inStore = stored.training.list({ adapter: "customer_identification" }).map((episode) => [episode.adapter, episode.iteration, episode.group, episode.member]);
+  stored.close();
+  assert.deepEqual(keys, inStore);
+  assert.ok(sampled.every((episode) => episode.environment === "synthetic-customer_identification" && episode.messages.length > 1));
+  const results = JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { domains: { domain: string; trace: { total: number }; base: { total: number } }[] };
+  assert.deepEqual(results.domains.map((domain) => [domain.domain, domain.trace.total, domain.base.total]), [["ticketing", 3, 3]], "evaluation on the 3 test tasks");
+}
+
 test("the dashboard follows a trace run live and shows each view's real numbers; bad runs show a message", { timeout: 300_000 }, async () => {
   const page = await browser!.newPage();
   await page.setViewport({ width: 1280, height: 900 });
@@ -109,7 +150,7 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
   await show(page, "#/0/stages");
   assert.match(await text(page, '[data-testid="error"]'), /ticketing-run is not a run directory: no such directory/);
 
-  const { endpoints } = await scriptedEndpoints(servers);
+  const { analystServer, generatorServer, endpoints } = await scriptedEndpoints(servers);
   const config = ticketingModuleConfig(endpoints, {
     training: { ...small.training, iterations: ITERATIONS },
     compare: { methods: ["base", "trace"], seeds: [0], curvePoints: 1 },
@@ -132,6 +173,7 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
 
   const result = await running;
   assert.equal(result.code, 0, result.stdout + result.stderr);
+  await assertOwnTargetRun(result.stdout, analystServer, generatorServer);
   const run = openRunDirectory(runDirectory);
   const store = openTrajectoryStore(run.storeFile);
   const evaluationStore = openTrajectoryStore(run.evaluationStoreFile);
