@@ -1,6 +1,5 @@
 /** curves.svg: per method, mean evaluation pass rate over seeds against budgeted rollouts, with a min–max band. */
-import { parse, View } from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { alignCurves, type MethodCurve } from "./align-curves.js";
 import type { ComparisonReportOptions, MethodSeedResult } from "./comparison-types.js";
 
@@ -58,6 +57,8 @@ export function curvesChartSpec(curves: readonly MethodCurve[], options: Compari
 
 /** Renders curves.svg from all methods' results with Vega-Lite, headless. */
 export async function renderCurvesSvg(results: readonly MethodSeedResult[], options: ComparisonReportOptions): Promise<string> {
+  // Loaded on first use: vega and vega-lite cost about 0.3 s at every `trace` start otherwise.
+  const [{ parse, View }, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
   const compiled = compile(curvesChartSpec(alignCurves(results), options));
   const view = new View(parse(compiled.spec), { renderer: "none" });
   try {
