@@ -151,6 +151,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerPr
   const root = options.repositoryRoot ?? ownRepositoryRoot;
   const python = resolvePythonInterpreter({ python: options.python, repositoryRoot: root, env: options.env });
   const host = options.host ?? "127.0.0.1";
+  if (options.gpus !== undefined && (!Number.isInteger(options.gpus) || options.gpus < 1)) throw new WorkerOptionError("gpus", options.gpus, "a positive integer");
   for (let attempt = 1; ; attempt += 1) {
     const port = options.port ?? (await findFreePort(host));
     try {
@@ -166,7 +167,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerPr
 async function launch(given: StartWorkerOptions, where: { python: string; root: string; host: string; port: number }): Promise<WorkerProcess> {
   const options = { ...given, apiKey: given.apiKey ?? (given.open === true ? undefined : randomBytes(24).toString("hex")) };
   const gpus = options.gpus ?? 1;
-  if (!Number.isInteger(gpus) || gpus < 1) throw new WorkerOptionError("gpus", gpus, "a positive integer");
   // torchrun through the same interpreter (its console script may not be on PATH); --standalone picks a free rendezvous port.
   const launcher = gpus > 1 ? ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", String(gpus)] : [];
   const serveArguments = [...launcher, "-m", "trace_worker", "serve", "--model", options.model, "--host", where.host, "--port", String(where.port)];

@@ -143,10 +143,9 @@ export async function calibrateDifficulty(options: CalibrationOptions): Promise<
     level = next;
   }
   const tried = [...reports].map(([tried, report]) => ({ level: tried, meanReward: report.meanReward, passed: report.passed }));
-  const [chosen, report] = [...reports].reduce((best, candidate) => {
-    const rank = ([, candidateReport]: [number, CalibrationReport]) => (candidateReport.passed ? -1 : distanceToWindow(candidateReport));
-    return rank(candidate) < rank(best) ? candidate : best;
-  });
+  // A passing level first, else the nearest to the window; ties keep the level tried first.
+  const rank = (candidate: CalibrationReport) => (candidate.passed ? -1 : distanceToWindow(candidate));
+  const [chosen, report] = [...reports].reduce((best, candidate) => (rank(candidate[1]) < rank(best[1]) ? candidate : best));
   return { ...report, difficulty: { level: chosen, levels: difficulty.levels, tried } };
 }
 
