@@ -1,61 +1,82 @@
 #!/usr/bin/env bash
 # TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
-# each `trace run TRACE_CONFIG --until analyze` in its own run directory with a patch deep-merged into it — by default
-# three base-training seeds (initTiny.seed and target.seed), or TRACE_RUNS='[{"name": …, "patch": {…}}, …]': SFT on the expert's demonstrations, the mechanics on held-out demonstrations, the base rollouts with the
-# failures attributed to the designed deficits, and the reference analysis. Prints one table; copies each seed's
-# base/sft.json (mechanics), base/failures.json and analysis report into $OUT.
+# each `trace run CONFIG --until analyze` in its own run directory with a patch deep-merged into it — by default
+# three base-training seeds of TRACE_CONFIG (initTiny.seed and target.seed), or
+# TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}}, …]': SFT on the expert's
+# demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
+# designed deficits, and the reference analysis. Prints one table; archives each run's base/sft.json (mechanics),
+# base/failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS.
+#
+# The runs are started in a process session of their own, so they outlive one device call (10 minutes at most): a
+# call waits up to TRACE_WAIT seconds for them and reports what has finished; calling the script again on the same
+# (still warm) machine starts nothing new and waits again. TRACE_RUN_LIMIT caps each run (default 1500 s).
 #   here:  TRACE_WITH_TAU2=0 bash scripts/device-bundle.sh && bash scripts/worker-wheels.sh
-#   there: TRACE_TIME_LIMIT=540 bash scripts/mini-v2-base.sh   (carry .device)
+#   there: TRACE_WAIT=540 bash scripts/mini-v2-base.sh   (carry .device)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CONFIG="${TRACE_CONFIG:-configs/mini-v2-gpu.json}"
 DEFAULT_RUNS='[{"name":"s0","patch":{"model":{"initTiny":{"seed":0}},"target":{"seed":0}}},{"name":"s1","patch":{"model":{"initTiny":{"seed":1}},"target":{"seed":1}}},{"name":"s2","patch":{"model":{"initTiny":{"seed":2}},"target":{"seed":2}}}]'
 RUNS="${TRACE_RUNS:-$DEFAULT_RUNS}"
-LIMIT="${TRACE_TIME_LIMIT:-540}"
+WAIT="${TRACE_WAIT:-${TRACE_TIME_LIMIT:-540}}"
+RUN_LIMIT="${TRACE_RUN_LIMIT:-1500}"
 if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
 fi
-export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
 bash scripts/worker-wheels.sh install "$TRACE_PYTHON" || exit 1
 if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 OUT="${OUT:-/tmp/mini-v2-out}"
 mkdir -p "$OUT"
-# At most 8 files come back from a device call: the table, and one archive of every seed's logs and results.
+# At most 8 files come back from a device call: the table, one archive of every run's logs and results, the checkpoints.
 WORK=/tmp/mini-v2-results
 mkdir -p "$WORK"
 NAMES=$(node -e 'for (const run of JSON.parse(process.argv[1])) console.log(run.name)' "$RUNS")
 for name in $NAMES; do
+  [ -e "$WORK/started-$name" ] && continue
   node -e '
 const fs = require("fs");
 const [file, runs, name, out] = process.argv.slice(1);
+const run = JSON.parse(runs).find((run) => run.name === name);
 const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
-fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(file, "utf8")), JSON.parse(runs).find((run) => run.name === name).patch), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
-  (timeout "$LIMIT" node bin/trace.js run "/tmp/mini-v2-$name.json" --run-dir "runs/mini-v2-$name" --until analyze > "$WORK/log-$name.txt" 2>&1; echo "exit $?" >> "$WORK/log-$name.txt") &
+fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(run.config ?? file, "utf8")), run.patch ?? {}), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
+  touch "$WORK/started-$name"
+  setsid bash -c "timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name --until analyze > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
 done
-wait
-for name in $NAMES; do grep -v "finished .* failed .* skipped" "$WORK/log-$name.txt" | tail -n 12; done
+started=$(date +%s)
+while :; do
+  pending=0
+  for name in $NAMES; do [ -e "$WORK/done-$name" ] || pending=$((pending + 1)); done
+  [ "$pending" -eq 0 ] && break
+  if [ $(($(date +%s) - started)) -ge "$WAIT" ]; then echo "$pending run(s) still going: call again on this machine to wait for them"; break; fi
+  sleep 10
+done
+for name in $NAMES; do echo "== $name"; grep -v "finished .* failed .* skipped" "$WORK/log-$name.txt" | grep -v "Writing model" | tail -n 8; done
 node -e '
 const fs = require("fs");
 const rows = [];
 for (const seed of process.argv.slice(1)) {
   const dir = `runs/mini-v2-${seed}`;
   const read = (file) => { try { return JSON.parse(fs.readFileSync(`${dir}/${file}`, "utf8")); } catch { return null; } };
-  const sft = read("base/sft.json"), failures = read("base/failures.json");
+  const sft = read("base/sft.json"), failures = read("base/failures.json"), progress = read("base/sft-progress.json");
   const m = sft?.mechanics;
   const pct = (x) => (x === undefined || x === null ? "-" : (100 * x).toFixed(1));
-  rows.push([seed, sft ? sft.losses.at(-1).toFixed(3) : "-", m ? pct(m.toolCallValidity) : "-", m ? pct(m.identifierCopying) : "-", m ? pct(m.sameAction / m.turns) : "-",
+  const losses = sft?.losses ?? progress?.losses;
+  rows.push([seed, losses ? `${losses.at(-1).toFixed(3)} (${losses.length})` : "-", sft ? sft.seconds.toFixed(0) : "-", m ? pct(m.toolCallValidity) : "-", m ? pct(m.identifierCopying) : "-", m ? pct(m.sameAction / m.turns) : "-",
     failures ? `${failures.episodes - failures.failed}/${failures.episodes}` : "-", failures ? pct(failures.explainedShare) : "-",
     failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-"]);
 }
-console.log("| run | final SFT loss | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit |");
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do
   cp "/tmp/mini-v2-$name.json" "$WORK/$name-config.json"
-  for file in base/sft.json base/failures.json analysis/reference/report.md; do
+  for file in base/sft.json base/sft-progress.json base/failures.json analysis/reference/report.md; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
 done
-tar -czf "$OUT/mini-v2-results.tar.gz" -C "$WORK" .
+tar -czf "$OUT/mini-v2-results.tar.gz" -C "$WORK" --exclude='started-*' --exclude='done-*' .
+for name in ${TRACE_KEEP_MODELS:-}; do
+  [ -e "runs/mini-v2-$name/model/model.safetensors" ] && tar -czf "$OUT/model-$name.tar.gz" -C "runs/mini-v2-$name" model
+done

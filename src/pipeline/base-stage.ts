@@ -13,7 +13,8 @@ import path from "node:path";
 import pLimit from "p-limit";
 import { createChatClient } from "../models/chat-client.js";
 import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
-import { runSft } from "../training/run-sft.js";
+import { runSft, scheduledLearningRate } from "../training/run-sft.js";
+import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import { sftDatum } from "../training/sft-datum.js";
 import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
@@ -141,9 +142,24 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     } else await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
     const losses = [...progress.losses];
     const epochs = sft.epochs + (sft.refresh?.epochs ?? 0);
+    // The schedule spans every step of both phases; a resumed run recomputes each step's index from the epochs done.
+    const stepsPerEpoch = (list: readonly unknown[]) => Math.ceil(list.length / sft.batchSize);
+    const firstStepOf = (epoch: number) => (Math.min(epoch, sft.epochs + 1) - 1) * stepsPerEpoch(datums) + Math.max(0, epoch - 1 - sft.epochs) * stepsPerEpoch(freshDatums);
+    const totalSteps = firstStepOf(epochs + 1);
+    const learningRate = (peak: number) => (sft.schedule === undefined ? peak : (step: number) => scheduledLearningRate(peak, step, totalSteps, sft.schedule!));
     for (let epoch = progress.epochs + 1; epoch <= epochs; epoch += 1) {
       const refresh = epoch > sft.epochs;
-      const steps = await runSft({ trainer, adapter: "sft", datums: refresh ? freshDatums : datums, epochs: 1, batchSize: sft.batchSize, learningRate: refresh && sft.refresh !== undefined ? sft.refresh.learningRate : sft.learningRate });
+      const list = refresh ? freshDatums : datums;
+      const ordered = sft.shuffle ? createModuleSdk().random(config.target.seed * 100_003 + epoch).shuffle(list) : list;
+      const steps = await runSft({
+        trainer,
+        adapter: "sft",
+        datums: ordered,
+        epochs: 1,
+        batchSize: sft.batchSize,
+        learningRate: learningRate(refresh && sft.refresh !== undefined ? sft.refresh.learningRate : sft.learningRate),
+        firstStep: firstStepOf(epoch),
+      });
       losses.push(...steps.map((step) => step.loss));
       context.log(`  sft epoch ${epoch}/${epochs}${refresh ? " (fresh demonstrations)" : ""} (step ${losses.length}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
       await trainer.saveState({ adapter: "sft", path: stateDirectory });

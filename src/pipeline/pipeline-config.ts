@@ -145,6 +145,19 @@ const pipelineConfigSchema = z.strictObject({
         epochs: positiveInteger.default(3),
         batchSize: positiveInteger.default(16),
         learningRate: z.number().positive().default(2e-3),
+        /**
+         * The learning rate over all SFT steps (the refresh epochs' included; their peak is `refresh.learningRate`):
+         * linear warmup, then constant or a cosine decay to `floor` × the peak. Default: constant, no warmup.
+         */
+        schedule: z
+          .strictObject({
+            warmupSteps: z.number().int().nonnegative().default(0),
+            decay: z.enum(["constant", "cosine"]).default("cosine"),
+            floor: z.number().min(0).max(1).default(0.1),
+          })
+          .optional(),
+        /** Visit the demonstrations in a new seeded order every epoch (seed: `target.seed` and the epoch) rather than in seed order. */
+        shuffle: z.boolean().default(false),
         /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
         rank: positiveInteger.default(64),
         /**
