@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
-# each `trace run CONFIG --until analyze` in its own run directory with a patch deep-merged into it — by default
+# each `trace run CONFIG --until analyze` (TRACE_UNTIL) in its own run directory with a patch deep-merged into it — by default
 # three base-training seeds of TRACE_CONFIG (initTiny.seed and target.seed), or
 # TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}}, …]': SFT on the expert's
 # demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
@@ -19,6 +19,8 @@ DEFAULT_RUNS='[{"name":"s0","patch":{"model":{"initTiny":{"seed":0}},"target":{"
 RUNS="${TRACE_RUNS:-$DEFAULT_RUNS}"
 WAIT="${TRACE_WAIT:-${TRACE_TIME_LIMIT:-540}}"
 RUN_LIMIT="${TRACE_RUN_LIMIT:-1500}"
+# The last stage each run goes to (default analyze); TRACE_UNTIL= (empty) runs every stage, compare included.
+UNTIL="${TRACE_UNTIL-analyze}"
 if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
 fi
@@ -41,7 +43,7 @@ const run = JSON.parse(runs).find((run) => run.name === name);
 const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
 fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(run.config ?? file, "utf8")), run.patch ?? {}), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
   touch "$WORK/started-$name"
-  setsid bash -c "timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name --until analyze > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
+  setsid bash -c "timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name ${UNTIL:+--until $UNTIL} > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
 done
 started=$(date +%s)
 while :; do
@@ -72,7 +74,7 @@ for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do
   cp "/tmp/mini-v2-$name.json" "$WORK/$name-config.json"
-  for file in base/sft.json base/sft-progress.json base/failures.json analysis/reference/report.md; do
+  for file in base/sft.json base/sft-progress.json base/failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
 done

@@ -1,8 +1,17 @@
-/** `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker. */
+/**
+ * `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker.
+ * `trace model mechanics DIR`: a TRACE-mini base checkpoint's mechanics on held-out flawless demonstrations.
+ */
 import type { Command } from "commander";
 import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
 import { checkDirectoryPath } from "../run/path-checks.js";
 import { integerOption } from "./integer-option.js";
+import { startWorker } from "../worker/worker-process.js";
+import { measureHeldOutMechanics, mechanicsSummary } from "../pipeline/base-stage.js";
+import { UsageError } from "./usage-error.js";
+
+/** The TRACE-mini task families, as `target.families` names them. */
+const FAMILIES = ["precondition", "payment", "multi_cancel", "composite"] as const;
 
 const SHAPE_OPTIONS: { flag: string; key: Exclude<keyof TinyModelShape, "tieEmbeddings">; minimum: number; help: string }[] = [
   { flag: "--vocab-size", key: "vocabSize", minimum: 1, help: "vocabulary size, special tokens included (default 1024)" },
@@ -37,5 +46,37 @@ export function registerModelCommands(program: Command): void {
       }
       if (options.tieEmbeddings === true) shape.tieEmbeddings = true;
       await createTinyCheckpoint(directory, shape, { python: options.python });
+    });
+
+  model
+    .command("mechanics")
+    .description("a TRACE-mini base checkpoint's mechanics on held-out demonstrations of a flawless expert: well-formed tool calls and exactly copied identifiers, greedy, at every expert turn (as the base stage measures them)")
+    .argument("<directory>", "checkpoint directory (a run's model/, or one shipped in models/)")
+    .option("--demonstrations <n>", "held-out demonstrations (default 100)", (text: string) => integerOption("--demonstrations", text, 1), 100)
+    .option("--seed-start <n>", "first demonstration seed (default 1012000, after a 12,000-demonstration base's SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), 1_012_000)
+    .option("--families <list>", "comma-separated task families (default precondition,payment,composite)", "precondition,payment,composite")
+    .option("--max-steps <n>", "steps per demonstration (default 20)", (text: string) => integerOption("--max-steps", text, 1), 20)
+    .option("--max-tokens <n>", "tokens per answer (default 128)", (text: string) => integerOption("--max-tokens", text, 1), 128)
+    .option("--json", "print the report as JSON")
+    .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
+    .action(async (directory: string, options: { demonstrations: number; seedStart: number; families: string; maxSteps: number; maxTokens: number; json?: boolean; python?: string }) => {
+      const families = options.families.split(",").map((family) => family.trim());
+      const unknown = families.find((family) => !(FAMILIES as readonly string[]).includes(family));
+      if (unknown !== undefined) throw new UsageError(`--families: unknown family "${unknown}" (known: ${FAMILIES.join(", ")})`);
+      const worker = await startWorker({ model: directory, servedModelName: "base", ...(options.python === undefined ? {} : { python: options.python }) });
+      try {
+        const report = await measureHeldOutMechanics({
+          world: { families: families as (typeof FAMILIES)[number][], maxSteps: options.maxSteps },
+          baseUrl: worker.baseUrl,
+          ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
+          model: "base",
+          start: options.seedStart,
+          count: options.demonstrations,
+          maxTokens: options.maxTokens,
+        });
+        console.log(options.json === true ? JSON.stringify(report) : mechanicsSummary(report));
+      } finally {
+        await worker.stop();
+      }
     });
 }

@@ -16,7 +16,7 @@ import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
 import { runSft, scheduledLearningRate } from "../training/run-sft.js";
 import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import { sftDatum } from "../training/sft-datum.js";
-import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport } from "../envs/mini/index.js";
+import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Message } from "../spec/message.js";
@@ -60,10 +60,15 @@ function readDemonstrations(file: string): Demonstration[] {
     .map((line) => JSON.parse(line) as Demonstration);
 }
 
+/** The target world a demonstration is played in: its task families and step limit (the run's `target`). */
+export interface DemonstrationWorld {
+  families: readonly MiniFamily[];
+  maxSteps?: number;
+}
+
 /** The scripted expert's episodes on `seeds` of the target world, with `deficits`. */
-async function playDemonstrations(context: PipelineContext, seeds: readonly number[], deficits: Record<string, number>): Promise<Demonstration[]> {
-  const { config } = context;
-  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(config.target.families)), seeds: [...seeds], name: "mini-service-demonstrations", maxSteps: config.target.maxSteps });
+async function playDemonstrations(world: DemonstrationWorld, seeds: readonly number[], deficits: Record<string, number>): Promise<Demonstration[]> {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule([...world.families])), seeds: [...seeds], name: "mini-service-demonstrations", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
   const demonstrations: Demonstration[] = [];
   for (const [index, task] of environment.tasks().entries()) {
     const seed = seeds[index]!;
@@ -71,6 +76,30 @@ async function playDemonstrations(context: PipelineContext, seeds: readonly numb
     demonstrations.push({ seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
   }
   return demonstrations;
+}
+
+/**
+ * The mechanics of the model a worker serves as `model`, on `count` held-out demonstrations of a flawless expert
+ * (seeds `start` …), greedy, `maxTokens` per answer (`src/envs/mini/mechanics.ts`).
+ */
+export async function measureHeldOutMechanics(options: {
+  world: DemonstrationWorld;
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  start: number;
+  count: number;
+  maxTokens: number;
+}): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
+  const held = await playDemonstrations(options.world, Array.from({ length: options.count }, (_, index) => options.start + index), { ...NO_EXPERT_DEFICITS });
+  const client = createChatClient({ baseUrl: options.baseUrl, model: options.model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  const report = await measureMechanics({ client, demonstrations: held, maxTokens: options.maxTokens });
+  return { ...report, seeds: { start: options.start, count: held.length } };
+}
+
+/** One line of a mechanics report, as the base stage and `trace model mechanics` print it. */
+export function mechanicsSummary(report: MechanicsReport): string {
+  return `mechanics on ${report.demonstrations} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}% (of ${report.callAttempts} written), identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, a text reply where a call was due ${report.textAtToolTurns}/${report.toolTurns}, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%`;
 }
 
 /** Builds the base checkpoint when the configuration asks for one and it is missing; returns a one-line summary. */
@@ -90,7 +119,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   if (demonstrations.length < total) {
     const done = new Set(demonstrations.map((demonstration) => demonstration.seed));
     const seeds = Array.from({ length: total }, (_, index) => sft.demonstrationSeedStart + index).filter((seed) => !done.has(seed));
-    const made = await playDemonstrations(context, seeds, deficits);
+    const made = await playDemonstrations(config.target, seeds, deficits);
     demonstrations.push(...made);
     writeFileSync(demonstrationsFile, made.map((demonstration) => JSON.stringify(demonstration)).join("\n") + "\n", { flag: "a" });
   }
@@ -168,14 +197,16 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     // Mechanics apart from task success, on held-out demonstrations of a flawless expert (seeds after every SFT seed).
     let mechanics: BaseModelRecord["mechanics"];
     if (sft.mechanicsDemonstrations > 0) {
-      const start = sft.demonstrationSeedStart + total;
-      const held = await playDemonstrations(context, Array.from({ length: sft.mechanicsDemonstrations }, (_, index) => start + index), { ...NO_EXPERT_DEFICITS });
-      const client = createChatClient({ baseUrl: worker.baseUrl, model: "sft", maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
-      const report = await measureMechanics({ client, demonstrations: held, maxTokens: config.target.maxTokens ?? 128 });
-      mechanics = { ...report, seeds: { start, count: held.length } };
-      context.log(
-        `  mechanics on ${held.length} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}%, identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%`,
-      );
+      mechanics = await measureHeldOutMechanics({
+        world: config.target,
+        baseUrl: worker.baseUrl,
+        ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
+        model: "sft",
+        start: sft.demonstrationSeedStart + total,
+        count: sft.mechanicsDemonstrations,
+        maxTokens: config.target.maxTokens ?? 128,
+      });
+      context.log(`  ${mechanicsSummary(mechanics)}`);
     }
     await trainer.exportMerged({ adapter: "sft", path: config.model.path });
     const record: BaseModelRecord = {

@@ -58,3 +58,20 @@ test("garbled digits and broken JSON are counted as mechanics failures; a wrong 
   assert.deepEqual([wrongChoice.toolCallValidity, wrongChoice.identifierCopying], [1, 1]);
   assert.ok(wrongChoice.sameAction < wrongChoice.turns);
 });
+
+test("a text reply where a call was due is a decision, apart from the calls' form; an unparsed <tool_call> block is a malformed call", async () => {
+  const list = await demonstrations(20);
+  const stopsEarly = await measureMechanics({ client: createScriptedExpert({ deficits: { ...NO_EXPERT_DEFICITS, stopAfterFirstChange: 1 } }), demonstrations: list, maxTokens: 64 });
+  assert.ok(stopsEarly.textAtToolTurns > 0, JSON.stringify(stopsEarly));
+  assert.equal(stopsEarly.toolCallValidity, 1);
+  assert.ok(stopsEarly.callWhenDue < 1 && stopsEarly.callWhenDue === stopsEarly.validToolCalls / stopsEarly.toolTurns);
+  assert.ok(stopsEarly.examples.some((example) => example.problem === "text instead of a tool call"));
+  const unparsed: ChatClient = {
+    complete: () => Promise.resolve<ChatCompletion>({ message: { role: "assistant", content: '<tool_call>\n{"name": "get_user_details", "arguments": {"user_id": "u1"' }, finishReason: "length", usage: { promptTokens: 0, completionTokens: 0 }, raw: {} }),
+    usage: () => createScriptedExpert({ deficits: NO_EXPERT_DEFICITS }).usage(),
+  };
+  const garbled = await measureMechanics({ client: unparsed, demonstrations: list.slice(0, 3), maxTokens: 64 });
+  assert.equal(garbled.callAttempts, garbled.turns);
+  assert.deepEqual([garbled.wellFormedCalls, garbled.toolCallValidity, garbled.textAtToolTurns], [0, 0, 0]);
+  assert.equal(garbled.examples[0]?.problem, "malformed tool call");
+});

@@ -1,10 +1,12 @@
 /**
  * Mechanics of a TRACE-mini agent, measured apart from task success: on held-out demonstrations, the model is asked
  * for each of the expert's turns with the expert's own conversation so far (greedy), and its answer is checked for
- * (1) a well-formed tool call where the expert called a tool — a known tool, arguments that parse as a JSON object with
- * every required argument a string — and (2) exact copying — every identifier it writes (`u17`, `#W42`, `card_4821`)
- * appears verbatim earlier in the conversation. Choosing the wrong (but real) payment method is a decision, not a
- * mechanics failure; writing `card_4812` when only `card_4821` exists is.
+ * (1) well-formed tool calls — of every tool call the model writes (a parsed call, or a `<tool_call>` block the worker
+ * could not parse), the share naming a known tool with arguments that parse as a JSON object with every required
+ * argument a string — and (2) exact copying — every identifier it writes (`u17`, `#W42`, `card_4821`) appears verbatim
+ * earlier in the conversation. Decisions are counted apart: choosing the wrong (but real) payment method, or replying
+ * in text where the expert called a tool (`textAtToolTurns`), is not a mechanics failure; writing `card_4812` when only
+ * `card_4821` exists is, and so is a garbled call.
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import type { AssistantMessage, Message } from "../../spec/message.js";
@@ -24,16 +26,23 @@ export interface MechanicsReport {
   /** Expert turns that were a tool call, and how many of the model's answers to them were well-formed tool calls. */
   toolTurns: number;
   validToolCalls: number;
+  /** Of those expert tool turns, how many the model answered in plain text instead (a decision, not mechanics). */
+  textAtToolTurns: number;
+  /** Tool calls the model wrote at any turn (parsed, or a `<tool_call>` block that did not parse), and the well-formed ones. */
+  callAttempts: number;
+  wellFormedCalls: number;
   /** Identifiers the model wrote, and how many appear verbatim earlier in the conversation. */
   identifiers: number;
   copiedIdentifiers: number;
   /** Turns where the model did what the expert did (same tool and arguments, or a text reply where it replied). */
   sameAction: number;
-  /** validToolCalls / toolTurns and copiedIdentifiers / identifiers (1 when there is nothing to count). */
+  /** wellFormedCalls / callAttempts and copiedIdentifiers / identifiers (1 when there is nothing to count). */
   toolCallValidity: number;
   identifierCopying: number;
+  /** validToolCalls / toolTurns: a well-formed call where the expert made one (mechanics and the decision to call). */
+  callWhenDue: number;
   /** The first few failures, to look at: the expert's move, the model's answer, and what was wrong. */
-  examples: { problem: "no well-formed tool call" | "identifier not in the context"; expert: string; answer: string }[];
+  examples: { problem: "malformed tool call" | "text instead of a tool call" | "identifier not in the context"; expert: string; answer: string }[];
 }
 
 /** How many failure examples a report keeps. */
@@ -63,6 +72,11 @@ function wellFormedCall(message: AssistantMessage, tools: readonly ToolSpec[]): 
   return (Array.isArray(required) ? required : []).every((name) => typeof parsed[String(name)] === "string");
 }
 
+/** Whether the model tried to call a tool: a parsed call, or a `<tool_call>` block left in its text. */
+function attemptedCall(message: AssistantMessage): boolean {
+  return (message.tool_calls?.length ?? 0) > 0 || (message.content ?? "").includes("<tool_call>");
+}
+
 /** The text a message writes: its content and its tool calls' argument text. */
 function written(message: AssistantMessage): string {
   return [message.content ?? "", ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
@@ -81,7 +95,7 @@ function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean
  * first user message, with the expert's conversation before that turn, and counts the mechanics.
  */
 export async function measureMechanics(options: { client: ChatClient; demonstrations: readonly MechanicsDemonstration[]; maxTokens: number; model?: string }): Promise<MechanicsReport> {
-  const counts = { demonstrations: options.demonstrations.length, turns: 0, toolTurns: 0, validToolCalls: 0, identifiers: 0, copiedIdentifiers: 0, sameAction: 0 };
+  const counts = { demonstrations: options.demonstrations.length, turns: 0, toolTurns: 0, validToolCalls: 0, textAtToolTurns: 0, callAttempts: 0, wellFormedCalls: 0, identifiers: 0, copiedIdentifiers: 0, sameAction: 0 };
   const examples: MechanicsReport["examples"] = [];
   const keep = (problem: MechanicsReport["examples"][number]["problem"], expert: AssistantMessage, answer: AssistantMessage) => {
     if (examples.length < EXAMPLES) examples.push({ problem, expert: written(expert), answer: `${answer.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(" ") ?? ""}${answer.content ?? ""}` });
@@ -103,10 +117,19 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
             ...(options.model === undefined ? {} : { model: options.model }),
           });
           counts.turns += 1;
+          const wellFormed = wellFormedCall(answer, demonstration.tools);
+          if (attemptedCall(answer)) {
+            counts.callAttempts += 1;
+            if (wellFormed) counts.wellFormedCalls += 1;
+            else keep("malformed tool call", message, answer);
+          }
           if ((message.tool_calls?.length ?? 0) > 0) {
             counts.toolTurns += 1;
-            if (wellFormedCall(answer, demonstration.tools)) counts.validToolCalls += 1;
-            else keep("no well-formed tool call", message, answer);
+            if (wellFormed) counts.validToolCalls += 1;
+            else if (!attemptedCall(answer)) {
+              counts.textAtToolTurns += 1;
+              keep("text instead of a tool call", message, answer);
+            }
           }
           for (const identifier of written(answer).match(IDENTIFIER) ?? []) {
             counts.identifiers += 1;
@@ -122,7 +145,8 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
   return {
     ...counts,
     examples,
-    toolCallValidity: counts.toolTurns === 0 ? 1 : counts.validToolCalls / counts.toolTurns,
+    toolCallValidity: counts.callAttempts === 0 ? 1 : counts.wellFormedCalls / counts.callAttempts,
     identifierCopying: counts.identifiers === 0 ? 1 : counts.copiedIdentifiers / counts.identifiers,
+    callWhenDue: counts.toolTurns === 0 ? 1 : counts.validToolCalls / counts.toolTurns,
   };
 }
