@@ -16,14 +16,14 @@ import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
 import { runSft, scheduledLearningRate } from "../training/run-sft.js";
 import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import { sftDatum } from "../training/sft-datum.js";
-import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
+import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, MINI_CAPABILITY_MODULES, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Message } from "../spec/message.js";
 import type { ToolSpec } from "../spec/tool-spec.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
-import { nativeModuleRunner } from "../envs/modules/module-runner.js";
+import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker } from "../worker/worker-process.js";
 import type { PipelineContext } from "./pipeline-context.js";
@@ -66,16 +66,39 @@ export interface DemonstrationWorld {
   maxSteps?: number;
 }
 
-/** The scripted expert's episodes on `seeds` of the target world, with `deficits`. */
-async function playDemonstrations(world: DemonstrationWorld, seeds: readonly number[], deficits: Record<string, number>): Promise<Demonstration[]> {
-  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule([...world.families])), seeds: [...seeds], name: "mini-service-demonstrations", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
-  const demonstrations: Demonstration[] = [];
-  for (const [index, task] of environment.tasks().entries()) {
-    const seed = seeds[index]!;
-    const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
-    demonstrations.push({ seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
+/**
+ * The scripted expert's episodes on `seeds`, with `deficits`: in the target world, except for the seeds that
+ * `practiceShare` sends to a practice world (one of `MINI_CAPABILITY_MODULES`, at a level drawn from its difficulty
+ * levels; the draw is a function of the seed alone, so a rerun plays the same worlds).
+ */
+async function playDemonstrations(world: DemonstrationWorld, seeds: readonly number[], deficits: Record<string, number>, practiceShare = 0): Promise<Demonstration[]> {
+  const sdk = createModuleSdk();
+  // Seeds grouped by world: "target", or a practice module's capability and level.
+  const groups = new Map<string, { runner: ModuleRunner; seeds: number[] }>();
+  const add = (key: string, runner: () => ModuleRunner, seed: number) => {
+    const group = groups.get(key) ?? { runner: runner(), seeds: [] };
+    group.seeds.push(seed);
+    groups.set(key, group);
+  };
+  for (const seed of seeds) {
+    const random = sdk.random(seed ^ 0x5bd1e995);
+    if (practiceShare > 0 && random.next() < practiceShare) {
+      const module = random.pick(MINI_CAPABILITY_MODULES);
+      const level = module.difficulty === undefined ? undefined : random.int(0, module.difficulty.levels - 1);
+      add(`${module.capability}@${level ?? "-"}`, () => atDifficulty(nativeModuleRunner(module), level), seed);
+    } else add("target", () => nativeModuleRunner(miniTargetModule([...world.families])), seed);
   }
-  return demonstrations;
+  const played = new Map<number, Demonstration>();
+  for (const group of groups.values()) {
+    const environment = await createModuleEnvironment({ runner: group.runner, seeds: group.seeds, name: "mini-service-demonstrations", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
+    for (const [index, task] of environment.tasks().entries()) {
+      const seed = group.seeds[index]!;
+      const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
+      played.set(seed, { seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
+    }
+  }
+  // In seed order, as they were asked for.
+  return seeds.map((seed) => played.get(seed)!);
 }
 
 /**
@@ -119,7 +142,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   if (demonstrations.length < total) {
     const done = new Set(demonstrations.map((demonstration) => demonstration.seed));
     const seeds = Array.from({ length: total }, (_, index) => sft.demonstrationSeedStart + index).filter((seed) => !done.has(seed));
-    const made = await playDemonstrations(config.target, seeds, deficits);
+    const made = await playDemonstrations(config.target, seeds, deficits, sft.practiceShare);
     demonstrations.push(...made);
     writeFileSync(demonstrationsFile, made.map((demonstration) => JSON.stringify(demonstration)).join("\n") + "\n", { flag: "a" });
   }

@@ -156,6 +156,12 @@ const pipelineConfigSchema = z.strictObject({
             floor: z.number().min(0).max(1).default(0.1),
           })
           .optional(),
+        /**
+         * The base's breadth: this share of the demonstrations is played in the practice worlds (the wording and
+         * families of `MINI_CAPABILITY_MODULES`, at a difficulty level drawn per seed), the rest in the target world,
+         * with the same deficits everywhere — as a pretrained model has seen requests worded many ways. 0: target only.
+         */
+        practiceShare: z.number().min(0).max(0.9).default(0),
         /** Visit the demonstrations in a new seeded order every epoch (seed: `target.seed` and the epoch) rather than in seed order. */
         shuffle: z.boolean().default(false),
         /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
