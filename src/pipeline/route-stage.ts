@@ -71,6 +71,12 @@ function familyOf(facts: Record<string, unknown> | undefined): string | undefine
   return typeof family === "string" ? family : undefined;
 }
 
+/** The `facts.needs` of a generated instance (the families a multi-part task exercises), when the module records them. */
+function needsOf(facts: Record<string, unknown> | undefined): string[] | undefined {
+  const needs = facts?.needs;
+  return Array.isArray(needs) && needs.every((need) => typeof need === "string") ? (needs as string[]) : undefined;
+}
+
 /** Routes every target task; returns a one-line summary. */
 export async function runRouteStage(context: PipelineContext): Promise<string> {
   const { config, run } = context;
@@ -98,8 +104,10 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
         const request = first !== undefined && typeof first.content === "string" ? first.content : domain.request(task);
         const decision = await router.route(request);
         file.decisions.push({ environment: domain.environment.name, taskId: task.id, ...decision });
-        const family = domain.moduleEnvironment === undefined ? undefined : familyOf(domain.moduleEnvironment.instance(task).facts);
-        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, chosenFamily: optionFamily.get(decision.label) });
+        const facts = domain.moduleEnvironment?.instance(task).facts;
+        const family = familyOf(facts);
+        const needs = needsOf(facts);
+        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, ...(needs === undefined ? {} : { needs }), chosenFamily: optionFamily.get(decision.label) });
       }
     }
   } finally {
@@ -110,6 +118,7 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
   run.writeRoutingFile(file);
   const counts = new Map<string, number>();
   for (const decision of file.decisions) counts.set(decision.capability ?? "base", (counts.get(decision.capability ?? "base") ?? 0) + 1);
-  const accuracyText = accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * accuracy.accuracy).toFixed(1)}% (${accuracy.correct}/${accuracy.tasks})`;
+  const perFamily = Object.entries(accuracy?.byFamily ?? {}).map(([family, entry]) => `${family} ${entry.correct}/${entry.tasks}`);
+  const accuracyText = accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * accuracy.accuracy).toFixed(1)}% (${accuracy.correct}/${accuracy.tasks}${perFamily.length > 1 ? `: ${perFamily.join(", ")}` : ""})`;
   return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}${accuracyText}`;
 }

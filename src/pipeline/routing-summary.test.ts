@@ -13,6 +13,17 @@ test("routing accuracy is the share of judged tasks sent to an environment of th
   assert.equal(routingAccuracy([]), undefined, "no family known: no accuracy rather than 0/0");
 });
 
+test("a multi-part task is routed right to any family it needs; the accuracy is also given per task family", () => {
+  const accuracy = routingAccuracy([
+    { taskFamily: "composite", needs: ["multi_cancel", "payment"], chosenFamily: "payment" },
+    { taskFamily: "composite", needs: ["multi_cancel", "payment"], chosenFamily: "precondition" },
+    { taskFamily: "composite", needs: ["multi_cancel"], chosenFamily: undefined },
+    { taskFamily: "payment", chosenFamily: "payment" },
+  ]);
+  assert.deepEqual(accuracy && { correct: accuracy.correct, tasks: accuracy.tasks }, { correct: 2, tasks: 4 });
+  assert.deepEqual(accuracy?.byFamily, { composite: { tasks: 3, correct: 1, accuracy: 1 / 3 }, payment: { tasks: 1, correct: 1, accuracy: 1 } });
+});
+
 test("the routing distribution counts each option's tasks by label, in the options' order, the base option named", () => {
   const options = [
     { label: "A", capability: "tool_calling_precision" },

@@ -4,15 +4,37 @@ import type { RoutingFile } from "../run/routing-file.js";
 /** One routed evaluation task whose family is known: the task's family and that of the option it was routed to. */
 export interface JudgedRoute {
   taskFamily: string;
+  /**
+   * The environment families whose capability the task needs (a multi-part task needs several); default
+   * `[taskFamily]`. The route is right when the chosen option's family is one of them.
+   */
+  needs?: readonly string[];
   /** The chosen option's environment family; undefined for "none of these" or an environment without a family. */
   chosenFamily: string | undefined;
 }
 
-/** Share of judged tasks routed to an option of their own family; undefined when no task could be judged. */
+/**
+ * Share of judged tasks routed to an option whose family the task needs, overall and per task family; undefined when
+ * no task could be judged.
+ */
 export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["accuracy"] {
   if (judged.length === 0) return undefined;
-  const correct = judged.filter((route) => route.chosenFamily === route.taskFamily).length;
-  return { tasks: judged.length, correct, accuracy: correct / judged.length, note: "evaluation tasks whose family matches the chosen capability environment's family" };
+  const right = (route: JudgedRoute) => route.chosenFamily !== undefined && (route.needs ?? [route.taskFamily]).includes(route.chosenFamily);
+  const correct = judged.filter(right).length;
+  const byFamily: NonNullable<RoutingFile["accuracy"]>["byFamily"] = {};
+  for (const route of judged) {
+    const entry = (byFamily[route.taskFamily] ??= { tasks: 0, correct: 0, accuracy: 0 });
+    entry.tasks += 1;
+    if (right(route)) entry.correct += 1;
+    entry.accuracy = entry.correct / entry.tasks;
+  }
+  return {
+    tasks: judged.length,
+    correct,
+    accuracy: correct / judged.length,
+    byFamily,
+    note: "evaluation tasks routed to a capability environment whose family the task needs (a multi-part task: any of its parts' families or multi-step completion)",
+  };
 }
 
 /** Tasks routed to each option, in the options' order ("base (none of these)" for the option without a capability). */

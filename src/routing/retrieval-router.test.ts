@@ -24,3 +24,14 @@ test("a request like no example goes to none of these; an option without example
   assert.throws(() => createRetrievalRouter({ options: [{ ...options[0]!, examples: [] }] }), RetrievalRouterError);
   assert.throws(() => createRetrievalRouter({ options: options.slice(0, 2), minimumSimilarity: 0.5 }).route("hello there"), RetrievalRouterError);
 });
+
+test("identifiers and numbers carry no weight: a request sharing ids with another option's examples goes by its words", () => {
+  const withIds: RetrievalOption[] = [
+    { label: "A", capability: "cancel", model: "cancel-adapter", description: "", example: "", examples: ["I am u17. Please cancel order #W42.", "This is u17. Cancel order #W42, card_4821 was charged"] },
+    { label: "B", capability: "payment", model: "payment-adapter", description: "", example: "", examples: ["I am u50. Please pay order #W11 with my card ending 1111.", "u51 here: use my gift card ending 2222 for order #W12"] },
+    { label: "C", capability: null, model: "base", description: "", example: "", examples: [] },
+  ];
+  const router = createRetrievalRouter({ options: withIds, neighbours: 1 });
+  assert.equal(router.route("I am u17. Please pay order #W42 with my card ending 4821.").capability, "payment");
+  assert.equal(router.route("u17 #W42 card_4821 4821").capability, null, "a request of ids alone is like no example");
+});

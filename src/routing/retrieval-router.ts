@@ -37,8 +37,13 @@ export class RetrievalRouterError extends TraceError {
   }
 }
 
+/**
+ * The request's words, lower-cased; any token with a digit in it (`#W42`, `u17`, `card_4821`, `2`) is left out:
+ * identifiers and numbers change from task to task and say nothing about which capability a task needs, and a shared
+ * id would pull a request towards an unrelated example.
+ */
 function words(text: string): string[] {
-  return text.toLowerCase().match(/[a-z]+|\d+/g) ?? [];
+  return text.toLowerCase().replace(/[\w#]*\d[\w#]*/g, " ").match(/[a-z]+/g) ?? [];
 }
 
 type Vector = Map<string, number>;

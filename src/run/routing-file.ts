@@ -10,7 +10,7 @@ export interface RoutingFile {
   options: Omit<RoutingOption, "example">[];
   decisions: RoutedTask[];
   /** Routing accuracy on evaluation tasks, when the target's instances name their family (TRACE-mini). */
-  accuracy?: { tasks: number; correct: number; accuracy: number; note: string };
+  accuracy?: { tasks: number; correct: number; accuracy: number; note: string; byFamily?: Record<string, { tasks: number; correct: number; accuracy: number }> };
 }
 
 const optionSchema = z.looseObject({ label: z.string(), capability: z.string().nullable(), model: z.string(), description: z.string() });
@@ -28,5 +28,7 @@ const decisionSchema = z.looseObject({
 export const routingFileSchema: z.ZodType<RoutingFile> = z.looseObject({
   options: z.array(optionSchema),
   decisions: z.array(decisionSchema),
-  accuracy: z.object({ tasks: z.number(), correct: z.number(), accuracy: z.number(), note: z.string() }).optional(),
+  accuracy: z
+    .object({ tasks: z.number(), correct: z.number(), accuracy: z.number(), note: z.string(), byFamily: z.record(z.string(), z.object({ tasks: z.number(), correct: z.number(), accuracy: z.number() })).optional() })
+    .optional(),
 });

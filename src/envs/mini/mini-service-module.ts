@@ -261,6 +261,8 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, 
     if (parts.some((part) => part.kind === "cancel")) sentences.push(`${reasonText.charAt(0).toUpperCase()}${reasonText.slice(1)}.`);
     mustSay = [...say];
     facts.parts = parts;
+    // The families whose capability this request exercises: completing every part, and each part's own.
+    facts.needs = ["multi_cancel", ...new Set(parts.map((part) => (part.kind === "cancel" ? "precondition" : "payment")))];
     facts.first_payment_method_id = methodIds[0] ?? "";
     composed = sentences.join(" ");
   }
