@@ -24,7 +24,7 @@ const config = {
   name: "mini-smoke",
   model: {
     initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
-    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3 },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3, practiceShare: 0.5, shuffle: true, schedule: { warmupSteps: 1 } },
   },
   // The v2 target: composite tasks among the single-capability ones.
   target: { kind: "mini", families: ["precondition", "payment", "composite"], trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
@@ -44,7 +44,7 @@ const config = {
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
-  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 } },
+  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {
@@ -57,13 +57,18 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(base.demonstrations, 24);
   assert.deepEqual(base.refresh, { demonstrations: 8, epochs: 1, learningRate: 0.005, expertSuccessRate: base.refresh?.expertSuccessRate });
   assert.equal(base.losses.length, 3 + 1, "three steps on the first 24 demonstrations, one on the 8 fresh ones");
-  assert.equal(readFileSync(path.join(runDirectory, "base", "demonstrations.jsonl"), "utf8").trim().split("\n").length, 32);
+  const demonstrations = readFileSync(path.join(runDirectory, "base", "demonstrations.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { messages: { role: string; content: string | null }[] });
+  assert.equal(demonstrations.length, 32);
+  // practiceShare 0.5: part of the demonstrations are played in the practice worlds' wording, the rest in the target's.
+  const practiceWorded = demonstrations.filter(({ messages }) => /^(My user id is|u\d+ here\.)/.test(messages.find((message) => message.role === "user")?.content ?? "")).length;
+  assert.ok(practiceWorded > 4 && practiceWorded < 28, `${practiceWorded} of 32 demonstrations in practice wording`);
   assert.ok(base.losses.at(-1)! < base.losses[0]!, `SFT loss ${base.losses[0]} → ${base.losses.at(-1)}`);
   assert.ok(base.expertSuccessRate > 0 && base.expertSuccessRate < 1, "the expert's deficits make some demonstrations fail");
   assert.ok(existsSync(path.join(runDirectory, "model", "model.safetensors")), "merged base checkpoint");
   // Mechanics measured through the worker on 3 held-out flawless demonstrations, apart from task success.
-  const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number } }).mechanics;
+  const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number; callAttempts: number; textAtToolTurns: number } }).mechanics;
   assert.equal(mechanics.demonstrations, 3);
+  assert.ok(mechanics.callAttempts >= 0 && mechanics.textAtToolTurns <= mechanics.toolTurns, JSON.stringify(mechanics));
   assert.ok(mechanics.turns >= mechanics.toolTurns && mechanics.toolTurns >= 3, JSON.stringify(mechanics));
   for (const rate of [mechanics.toolCallValidity, mechanics.identifierCopying]) assert.ok(rate >= 0 && rate <= 1);
   // The base rollouts' failures attributed to the designed deficits or to something else.
@@ -88,5 +93,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   }
   assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
   for (const file of ["comparison.md", "comparison.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
+  // The same measurement on the merged checkpoint, from the command line.
+  const measured = await promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--demonstrations", "2", "--max-steps", "6", "--max-tokens", "24", "--json"], { maxBuffer: 1 << 24 });
+  const report = JSON.parse(measured.stdout.trim().split("\n").at(-1)!) as { demonstrations: number; turns: number; seeds: { start: number; count: number } };
+  assert.deepEqual([report.demonstrations, report.seeds.count], [2, 2]);
+  assert.ok(report.turns >= 2);
+  await assert.rejects(promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--families", "precondition,refunds"]), /unknown family "refunds"/);
   process.stdout.write(`# TRACE-mini smoke run: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 });
