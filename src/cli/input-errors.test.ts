@@ -116,6 +116,17 @@ describe("trace run", () => {
   });
 });
 
+describe("trace run, TRACE-mini base", () => {
+  test("a missing model.sft.initialCheckpoint is refused in one line before any demonstration is played", async () => {
+    const runDirectory = path.join(scratch, "missing-initial-run");
+    const missing = path.join(scratch, "no-such-checkpoint");
+    const file = path.join(scratch, "missing-initial.json");
+    writeFileSync(file, JSON.stringify({ name: "missing-initial", model: { sft: { initialCheckpoint: missing, demonstrations: 4 } }, target: { kind: "mini", trainingSeeds: 2, evaluationSeedStart: 100, evaluationSeedCount: 1 } }));
+    await refused(["run", file, "--run-dir", runDirectory, "--until", "base"], /model\.sft\.initialCheckpoint/, new RegExp(`no checkpoint at ${escaped(missing)}`));
+    assert.ok(!existsSync(path.join(runDirectory, "base", "demonstrations.jsonl")), "no demonstrations played");
+  });
+});
+
 describe("τ² results files", () => {
   const unknownTask = path.join(scratch, "unknown-task.json");
   const results = JSON.parse(readFileSync(airlineResults(), "utf8")) as { simulations: { id: string; task_id: string }[] };

@@ -27,6 +27,7 @@ import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/mod
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker } from "../worker/worker-process.js";
 import type { PipelineContext } from "./pipeline-context.js";
+import { PipelineConfigError } from "./pipeline-config-error.js";
 
 /** One demonstration: the conversation (system prompt first), the tools offered, and its grade. */
 export interface Demonstration {
@@ -132,6 +133,8 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   if (existsSync(path.join(config.model.path, "config.json"))) return `base checkpoint present at ${config.model.path}`;
   if (sft === undefined) return "no base SFT configured (the model is used as it is)";
   const directory = context.run.baseDirectory;
+  const initial = sft.initialCheckpoint === undefined ? path.join(directory, "init") : path.resolve(sft.initialCheckpoint);
+  if (sft.initialCheckpoint !== undefined && !existsSync(path.join(initial, "config.json"))) throw new PipelineConfigError(context.run.configFile, [`model.sft.initialCheckpoint: no checkpoint at ${initial} (config.json missing)`]);
   mkdirSync(directory, { recursive: true });
   const started = Date.now();
   const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...sft.deficits };
@@ -154,7 +157,6 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
 
   // The tokenizer learns the demonstrations as the model sees them (rendered with the chat template), with merges
   // across words: the fixed system prompt, tool schemas and JSON keys become a few long tokens (≈ 5× shorter sequences).
-  const initial = path.join(directory, "init");
   if (!existsSync(path.join(initial, "config.json"))) {
     // A new initial checkpoint invalidates any SFT progress made on an earlier one.
     for (const stale of [initial, path.join(directory, "sft-state"), path.join(directory, "sft-progress.json")]) rmSync(stale, { recursive: true, force: true });

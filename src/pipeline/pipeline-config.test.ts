@@ -66,6 +66,15 @@ test("every default lives in the schema: a section given in part gets the rest, 
   assert.deepEqual(parsePipelineConfig(minimal, "c.json").roles, { policy: "worker", router: "worker" });
 });
 
+test("model.sft: a schedule given in part decays by a cosine to 10% after no warmup; practiceShare stays below 1; compare.gepa defaults to gepa's", () => {
+  const config = parsePipelineConfig({ ...minimal, model: { sft: { schedule: {}, practiceShare: 0.3 } }, compare: {} }, "c.json");
+  assert.deepEqual(config.model.sft?.schedule, { warmupSteps: 0, decay: "cosine", floor: 0.1 });
+  assert.deepEqual([config.model.sft?.practiceShare, config.model.sft?.shuffle], [0.3, false]);
+  assert.equal(parsePipelineConfig({ ...minimal, model: { sft: {} } }, "c.json").model.sft?.schedule, undefined, "no schedule: a constant rate");
+  assert.throws(() => parsePipelineConfig({ ...minimal, model: { sft: { practiceShare: 1 } } }, "c.json"), /model\.sft\.practiceShare/);
+  assert.deepEqual(config.compare?.gepa, { minibatchSize: 3, reflectionMaxTokens: 512 });
+});
+
 test("model.initTiny.tieEmbeddings is a boolean", () => {
   assert.equal(parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: true } } }, "c.json").model.initTiny?.tieEmbeddings, true);
   assert.throws(() => parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: 1 } } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("model.initTiny.tieEmbeddings:")));

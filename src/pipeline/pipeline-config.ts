@@ -168,6 +168,11 @@ const pipelineConfigSchema = z.strictObject({
          * with the same deficits everywhere — as a pretrained model has seen requests worded many ways. 0: target only.
          */
         practiceShare: z.number().min(0).max(0.9).default(0),
+        /**
+         * Start from this checkpoint (weights and tokenizer) instead of a tiny random one: more SFT on a base that
+         * exists, e.g. to give it breadth (`practiceShare`). Default: `initTiny`'s random checkpoint.
+         */
+        initialCheckpoint: z.string().min(1).optional(),
         /** Visit the demonstrations in a new seeded order every epoch (seed: `target.seed` and the epoch) rather than in seed order. */
         shuffle: z.boolean().default(false),
         /** LoRA rank of the SFT adapter; at least the hidden size makes it full-rank on every projection. */
