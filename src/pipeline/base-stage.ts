@@ -1,7 +1,8 @@
 /**
  * The base stage (TRACE-mini targets with `model.sft`): the base agent the rest of the run improves. The scripted expert
  * (with its documented deficits) plays episodes on demonstration seeds disjoint from every training and evaluation
- * seed; a tokenizer is trained on their text with a tiny random checkpoint (`init-tiny --corpus`); one high-rank LoRA
+ * seed (a `practiceShare` of them in the practice worlds); a tokenizer is trained on their text with a tiny random
+ * checkpoint (`init-tiny --corpus`), unless `initialCheckpoint` names a checkpoint to continue from; one high-rank LoRA
  * adapter learns the demonstrations by cross-entropy through the trainer API; the adapter is merged into the weights
  * and exported as the run's base checkpoint (`model.path`). With `refresh`, more epochs follow on fresh demonstrations
  * (the seeds right after the first block), once the tiny model has learned to copy identifiers from the repeated ones.
