@@ -85,10 +85,19 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
   const store = context.openStore(run.storeFile);
   const file: RoutingFile = { options: router.options.map(({ example: _example, ...option }) => option), decisions: [] };
   const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
-  const optionFamily = new Map<string, string | undefined>();
+  // The families each option's environment generates (its first 16 seeds; a multi-part practice world has several).
+  const optionFamilies = new Map<string, string[]>();
   for (const option of router.options) {
     const entry = option.capability === null ? undefined : environments.get(option.capability);
-    optionFamily.set(option.label, entry === undefined ? undefined : familyOf((await (await context.environment(entry)).generate(0)).facts));
+    const families = new Set<string>();
+    if (entry !== undefined) {
+      const runner = await context.environment(entry);
+      for (let seed = 0; seed < 16; seed += 1) {
+        const family = familyOf((await runner.generate(seed)).facts);
+        if (family !== undefined) families.add(family);
+      }
+    }
+    optionFamilies.set(option.label, [...families]);
   }
   const judged: JudgedRoute[] = [];
   try {
@@ -107,7 +116,7 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
         const facts = domain.moduleEnvironment?.instance(task).facts;
         const family = familyOf(facts);
         const needs = needsOf(facts);
-        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, ...(needs === undefined ? {} : { needs }), chosenFamily: optionFamily.get(decision.label) });
+        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, ...(needs === undefined ? {} : { needs }), chosenFamilies: optionFamilies.get(decision.label) });
       }
     }
   } finally {

@@ -1,7 +1,7 @@
 /** The arithmetic of routing results: accuracy against the tasks' families, and how many tasks each option got. */
 import type { RoutingFile } from "../run/routing-file.js";
 
-/** One routed evaluation task whose family is known: the task's family and that of the option it was routed to. */
+/** One routed evaluation task whose family is known: the task's family and those of the option it was routed to. */
 export interface JudgedRoute {
   taskFamily: string;
   /**
@@ -9,8 +9,11 @@ export interface JudgedRoute {
    * `[taskFamily]`. The route is right when the chosen option's family is one of them.
    */
   needs?: readonly string[];
-  /** The chosen option's environment family; undefined for "none of these" or an environment without a family. */
-  chosenFamily: string | undefined;
+  /**
+   * The families the chosen option's environment generates (one, or several for a multi-part practice world); empty
+   * or undefined for "none of these" or an environment without families.
+   */
+  chosenFamilies: readonly string[] | undefined;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface JudgedRoute {
  */
 export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["accuracy"] {
   if (judged.length === 0) return undefined;
-  const right = (route: JudgedRoute) => route.chosenFamily !== undefined && (route.needs ?? [route.taskFamily]).includes(route.chosenFamily);
+  const right = (route: JudgedRoute) => (route.chosenFamilies ?? []).some((family) => (route.needs ?? [route.taskFamily]).includes(family));
   const correct = judged.filter(right).length;
   const byFamily: NonNullable<RoutingFile["accuracy"]>["byFamily"] = {};
   for (const route of judged) {
@@ -33,7 +36,7 @@ export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["ac
     correct,
     accuracy: correct / judged.length,
     byFamily,
-    note: "evaluation tasks routed to a capability environment whose family the task needs (a multi-part task: any of its parts' families or multi-step completion)",
+    note: "evaluation tasks routed to a capability environment of a family the task needs (a multi-part task: any of its parts' families or multi-step completion)",
   };
 }
 

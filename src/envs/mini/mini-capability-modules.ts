@@ -20,11 +20,14 @@ const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
   calibrated: true,
 });
 
-/** Cancel every one of two or three orders before saying the request is done. */
+/**
+ * Carry out every part of a multi-part request before saying it is done: two or three cancellations, or (as the
+ * target's multi-part tasks are) cancellations and payment changes mixed, in practice wording.
+ */
 const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
   capability: "mini_multi_step_completion",
   description: "Carrying out every change of a multi-part request instead of stopping after the first one.",
-  families: ["multi_cancel"],
+  families: ["multi_cancel", "composite"],
   phrasing: "practice",
   calibrated: true,
 });
