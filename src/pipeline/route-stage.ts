@@ -74,7 +74,7 @@ function familyOf(facts: Record<string, unknown> | undefined): string | undefine
 /** The `facts.needs` of a generated instance (the families a multi-part task exercises), when the module records them. */
 function needsOf(facts: Record<string, unknown> | undefined): string[] | undefined {
   const needs = facts?.needs;
-  return Array.isArray(needs) && needs.every((need) => typeof need === "string") ? (needs as string[]) : undefined;
+  return Array.isArray(needs) && needs.every((need) => typeof need === "string") ? needs : undefined;
 }
 
 /** Routes every target task; returns a one-line summary. */
