@@ -9,9 +9,7 @@ import { integerOption } from "./integer-option.js";
 import { startWorker } from "../worker/worker-process.js";
 import { measureHeldOutMechanics, mechanicsSummary } from "../pipeline/base-stage.js";
 import { UsageError } from "./usage-error.js";
-
-/** The TRACE-mini task families, as `target.families` names them. */
-const FAMILIES = ["precondition", "payment", "multi_cancel", "composite"] as const;
+import { MINI_FAMILIES, type MiniFamily } from "../envs/mini/index.js";
 
 const SHAPE_OPTIONS: { flag: string; key: Exclude<keyof TinyModelShape, "tieEmbeddings">; minimum: number; help: string }[] = [
   { flag: "--vocab-size", key: "vocabSize", minimum: 1, help: "vocabulary size, special tokens included (default 1024)" },
@@ -61,12 +59,12 @@ export function registerModelCommands(program: Command): void {
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
     .action(async (directory: string, options: { demonstrations: number; seedStart: number; families: string; maxSteps: number; maxTokens: number; json?: boolean; python?: string }) => {
       const families = options.families.split(",").map((family) => family.trim());
-      const unknown = families.find((family) => !(FAMILIES as readonly string[]).includes(family));
-      if (unknown !== undefined) throw new UsageError(`--families: unknown family "${unknown}" (known: ${FAMILIES.join(", ")})`);
+      const unknown = families.find((family) => !(MINI_FAMILIES as readonly string[]).includes(family));
+      if (unknown !== undefined) throw new UsageError(`--families: unknown family "${unknown}" (known: ${MINI_FAMILIES.join(", ")})`);
       const worker = await startWorker({ model: directory, servedModelName: "base", ...(options.python === undefined ? {} : { python: options.python }) });
       try {
         const report = await measureHeldOutMechanics({
-          world: { families: families as (typeof FAMILIES)[number][], maxSteps: options.maxSteps },
+          world: { families: families as MiniFamily[], maxSteps: options.maxSteps },
           baseUrl: worker.baseUrl,
           ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
           model: "base",

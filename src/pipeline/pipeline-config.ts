@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { COMPARE_METHODS } from "../compare/compare-methods.js";
+import { MINI_FAMILIES } from "../envs/mini/mini-service-module.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { grpoMechanismsSchema } from "../training/grpo-mechanisms.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
@@ -237,7 +238,7 @@ const pipelineConfigSchema = z.strictObject({
        * `mini`: the task families the target draws from (uniformly). `composite` tasks ask for two or three things at
        * once (cancellations that may be refused, payment changes) and pass only if every part is right, as τ² tasks do.
        */
-      families: z.array(z.enum(["precondition", "payment", "multi_cancel", "composite"])).min(1).default(["precondition", "payment", "multi_cancel"]),
+      families: z.array(z.enum(MINI_FAMILIES)).min(1).default(["precondition", "payment", "multi_cancel"]),
       evaluationSeedStart: z.number().int().nonnegative().default(100_000),
       evaluationSeedCount: positiveInteger.default(60),
       trials: positiveInteger.default(1),

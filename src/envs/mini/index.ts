@@ -1,5 +1,5 @@
 /** TRACE-mini: the tiny target world, its practice modules and the scripted expert that demonstrates it. */
-export { createMiniModule, type MiniFamily } from "./mini-service-module.js";
+export { createMiniModule, MINI_FAMILIES, type MiniFamily } from "./mini-service-module.js";
 export { MINI_CAPABILITY_MODULES, MINI_TARGET_MODULE, miniTargetModule } from "./mini-capability-modules.js";
 export { createScriptedExpert } from "./scripted-expert.js";
 export {

@@ -20,7 +20,10 @@ import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, Sol
  * request (each a cancellation that may not be allowed, or a payment change), so it needs completing every part and,
  * per part, the precondition check or the exact payment id: a task passes only if every part is right, as in τ².
  */
-export type MiniFamily = "precondition" | "payment" | "multi_cancel" | "composite";
+export const MINI_FAMILIES = ["precondition", "payment", "multi_cancel", "composite"] as const;
+
+/** One of `MINI_FAMILIES`. */
+export type MiniFamily = (typeof MINI_FAMILIES)[number];
 
 /** How requests are worded and which id ranges they draw from: the target world, or the practice (synthetic) worlds. */
 export type MiniPhrasing = "target" | "practice";
