@@ -23,14 +23,17 @@ export interface JudgedRoute {
 export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["accuracy"] {
   if (judged.length === 0) return undefined;
   const right = (route: JudgedRoute) => (route.chosenFamilies ?? []).some((family) => (route.needs ?? [route.taskFamily]).includes(family));
-  const correct = judged.filter(right).length;
+  let correct = 0;
   const byFamily: NonNullable<RoutingFile["accuracy"]>["byFamily"] = {};
   for (const route of judged) {
     const entry = (byFamily[route.taskFamily] ??= { tasks: 0, correct: 0, accuracy: 0 });
     entry.tasks += 1;
-    if (right(route)) entry.correct += 1;
-    entry.accuracy = entry.correct / entry.tasks;
+    if (right(route)) {
+      entry.correct += 1;
+      correct += 1;
+    }
   }
+  for (const entry of Object.values(byFamily)) entry.accuracy = entry.correct / entry.tasks;
   return {
     tasks: judged.length,
     correct,

@@ -118,7 +118,8 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
           });
           counts.turns += 1;
           const wellFormed = wellFormedCall(answer, demonstration.tools);
-          if (attemptedCall(answer)) {
+          const attempted = attemptedCall(answer);
+          if (attempted) {
             counts.callAttempts += 1;
             if (wellFormed) counts.wellFormedCalls += 1;
             else keep("malformed tool call", message, answer);
@@ -126,7 +127,7 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
           if ((message.tool_calls?.length ?? 0) > 0) {
             counts.toolTurns += 1;
             if (wellFormed) counts.validToolCalls += 1;
-            else if (!attemptedCall(answer)) {
+            else if (!attempted) {
               counts.textAtToolTurns += 1;
               keep("text instead of a tool call", message, answer);
             }
