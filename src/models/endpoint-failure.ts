@@ -54,3 +54,16 @@ export function isEndpointFailure(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when `error` (or an error in its `cause` chain) is a server's refusal of a prompt longer than the model's
+ * context window: a case a caller can often mend by sending less (shorter examples, a shorter prompt).
+ */
+export function isContextOverflow(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 16 && current !== undefined && current !== null; depth += 1) {
+    if (ChatRequestError.isInstance(current) && saysContextOverflow(current.message)) return true;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
+}

@@ -54,3 +54,24 @@ test("the agent evaluator runs episodes with the candidate in the system prompt 
   assert.match(strong[1]!.trace, /\[agent calls\] /);
   assert.ok(!environment.systemPrompt(tasks[0]!).includes("## Capabilities"));
 });
+
+test("an episode whose prompt outgrows the policy's context scores 0; other endpoint failures still stop the evaluation", async () => {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(preconditionVerification), seeds: [3] });
+  const server = await startFakeChatServer((request, res) => {
+    const system = (request.body.messages as Message[])[0]!.content!;
+    if (system.includes("long text")) sendJson(res, 400, { error: { message: "the prompt has 4193 tokens; the model's context is 4096", type: "invalid_request_error", param: "messages" } });
+    else if (system.includes("broken")) sendJson(res, 401, { error: { message: "invalid api key" } });
+    else sendJson(res, 200, chatBody({ content: "Done, anything else?" }));
+  });
+  closers.push(() => server.close());
+  const evaluate = createAgentEvaluator({
+    environment,
+    policy: createChatClient({ baseUrl: server.baseUrl, model: "test-model", maxRetries: 0, retryBaseMs: 1 }),
+    user: (task) => createInstanceUser(environment.instance(task)),
+  });
+  const [overflow] = await evaluate({ precondition_verification: "A long text." }, environment.tasks());
+  assert.equal(overflow!.score, 0);
+  assert.match(overflow!.feedback, /outgrew the model's context after 1 step /);
+  assert.match(overflow!.trace, /\[user\] /);
+  await assert.rejects(evaluate({ precondition_verification: "A broken endpoint." }, environment.tasks()), /endpoint failed/);
+});

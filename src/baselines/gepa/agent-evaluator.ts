@@ -1,12 +1,15 @@
 /**
  * GEPA's evaluator for agents: runs the agent loop on an environment's tasks with the candidate appended to the
  * system prompt; the score is the episode's reward, the trace the rendered conversation, the feedback the grader's
- * verdict (reward, breakdown, details) and how the episode ended.
+ * verdict (reward, breakdown, details) and how the episode ended. An episode whose conversation outgrows the policy's
+ * context scores 0: the candidate's text is part of that prompt, so the overflow is the candidate's (other endpoint
+ * failures still stop the run).
  */
 import { renderTrajectory } from "../../rollout/render-trajectory.js";
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
-import { runEpisode, type EpisodeResult, type SamplingOptions } from "../../rollout/agent-loop.js";
+import { isContextOverflow } from "../../models/endpoint-failure.js";
+import { EpisodeEndpointError, runEpisode, type EpisodeResult, type SamplingOptions } from "../../rollout/agent-loop.js";
 import type { SimulatedUser } from "../../rollout/simulated-user.js";
 import type { Environment } from "../../spec/environment.js";
 import type { Task } from "../../spec/task.js";
@@ -47,7 +50,14 @@ export function createAgentEvaluator(options: AgentEvaluatorOptions): CandidateE
         limit.run(async (): Promise<EvaluationOutcome> => {
           const episode: Parameters<typeof runEpisode>[0] = { environment, task, policy: options.policy, user: options.user(task) };
           if (options.sampling !== undefined) episode.sampling = options.sampling;
-          const result = await runEpisode(episode);
+          let result: EpisodeResult;
+          try {
+            result = await runEpisode(episode);
+          } catch (error) {
+            if (!(EpisodeEndpointError.isInstance(error) && error.side === "policy" && isContextOverflow(error))) throw error;
+            const rendered = renderTrajectory({ key: `${environment.name}:${task.id}`, failed: true, reward: 0, termination: "agent_error", messages: error.messages });
+            return { score: 0, trace: rendered.text, feedback: `Episode ended by agent_error: the conversation outgrew the model's context after ${error.steps} step${error.steps === 1 ? "" : "s"} (the system prompt is part of it).\nNo reward was given.` };
+          }
           const score = result.trajectory.reward?.reward ?? 0;
           const rendered = renderTrajectory({ key: `${environment.name}:${task.id}`, failed: result.trajectory.reward?.success !== true, reward: score, termination: result.trajectory.termination, messages: result.trajectory.messages });
           return { score, trace: rendered.text, feedback: episodeFeedback(result, options.maxDetailsChars) };

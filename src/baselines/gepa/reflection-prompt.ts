@@ -7,8 +7,11 @@ import type { EvaluationOutcome } from "./candidate.js";
 /** `prompts/gepa/reflection.md` of the package (beside `dist/`). */
 const REFLECTION_PROMPT_FILE = path.join(PROMPTS_ROOT, "gepa", "reflection.md");
 
+/** The longest trace shown per example unless the caller says otherwise, in characters. */
+export const DEFAULT_MAX_TRACE_CHARS = 6000;
+
 /** One block per outcome: its score, its trace (cut to `maxTraceChars`) and its feedback. */
-function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = 6000): string {
+function renderExamples(outcomes: readonly EvaluationOutcome[], maxTraceChars = DEFAULT_MAX_TRACE_CHARS): string {
   return outcomes
     .map((outcome, index) => `### Task ${index + 1} (score ${outcome.score})\n\n#### What happened\n\n${shorten(outcome.trace.trim(), maxTraceChars)}\n\n#### Feedback\n\n${outcome.feedback.trim()}`)
     .join("\n\n");
