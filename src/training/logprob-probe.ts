@@ -13,8 +13,10 @@ export interface LogprobProbeOptions {
   messages?: Message[];
   /** Completion tokens sampled [8]. */
   maxTokens?: number;
-  /** Largest allowed |sampler − trainer| logprob [by the trainer's dtype: 1e-3 in float32, 0.1 in bf16 / fp16]. */
+  /** Largest allowed |sampler − trainer| logprob at a logprob of 0 [by the trainer's dtype: 1e-3 in float32, 0.1 in bf16 / fp16]. */
   tolerance?: number;
+  /** What each unit of |logprob| adds to the tolerance [by the trainer's dtype: 0 in float32, 0.02 in bf16 / fp16]. */
+  relativeTolerance?: number;
   /** Sampling seed [0]. */
   seed?: number;
 }
@@ -29,11 +31,23 @@ export function defaultProbeTolerance(dtype: string): number {
   return dtype === "float32" || dtype === "float64" ? 1e-3 : 1e-1;
 }
 
+/**
+ * The default relative part of the tolerance: in bf16 the rounding of a logprob grows with the logits' scale, so an
+ * unlikely token sampled at temperature 1 (logprob −10 to −20) differs by more than a likely one (measured 0.125 on
+ * such a token of a GRPO adapter, on an H200); 0.02 per unit of |logprob| (about 5 bf16 steps of it) lets rounding
+ * through there and still catches a stale adapter, whose differences reach the likely tokens too.
+ */
+export function defaultProbeRelativeTolerance(dtype: string): number {
+  return dtype === "float32" || dtype === "float64" ? 0 : 2e-2;
+}
+
 const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
 
 /** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; returns the max difference or throws. */
 export async function probeLogprobs(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<number> {
-  const tolerance = options.tolerance ?? defaultProbeTolerance((await options.trainer.health()).dtype);
+  const dtype = options.tolerance === undefined || options.relativeTolerance === undefined ? (await options.trainer.health()).dtype : "";
+  const tolerance = options.tolerance ?? defaultProbeTolerance(dtype);
+  const relativeTolerance = options.relativeTolerance ?? defaultProbeRelativeTolerance(dtype);
   const completion = await options.chat.complete({
     model: options.model,
     messages: options.messages ?? DEFAULT_PROBE_MESSAGES,
@@ -50,9 +64,14 @@ export async function probeLogprobs(options: LogprobProbeOptions & { trainer: Tr
   const [trainerLogprobs] = await options.trainer.forward({ adapter: options.adapter, datums: [completionDatum(tokens, 0)] });
   const offset = tokens.promptTokenIds.length - 1;
   let maxDifference = 0;
+  let worst: { difference: number; allowed: number; logprob: number } | undefined;
   tokens.completionLogprobs.forEach((logprob, index) => {
-    maxDifference = Math.max(maxDifference, Math.abs(logprob - (trainerLogprobs?.[offset + index] ?? Number.NaN)));
+    const trainerLogprob = trainerLogprobs?.[offset + index] ?? Number.NaN;
+    const difference = Math.abs(logprob - trainerLogprob);
+    const allowed = tolerance + relativeTolerance * Math.abs(trainerLogprob);
+    maxDifference = Math.max(maxDifference, difference);
+    if (!(difference <= allowed) && (worst === undefined || !(difference - allowed <= worst.difference - worst.allowed))) worst = { difference, allowed, logprob: trainerLogprob };
   });
-  if (!(maxDifference <= tolerance)) throw new SamplerLogprobMismatchError(options.model, maxDifference, tolerance);
+  if (worst !== undefined) throw new SamplerLogprobMismatchError(options.model, worst.difference, worst.allowed, worst.logprob);
   return maxDifference;
 }

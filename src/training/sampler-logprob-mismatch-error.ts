@@ -6,8 +6,11 @@ export class SamplerLogprobMismatchError extends TraceError {
   constructor(
     readonly model: string,
     readonly maxDifference: number,
+    /** The tolerance at that token (absolute plus relative times |logprob|). */
     readonly tolerance: number,
+    /** The trainer's logprob of the token that differs most beyond its tolerance. */
+    readonly logprob = Number.NaN,
   ) {
-    super(`sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: max |difference| ${maxDifference.toExponential(3)} > tolerance ${tolerance}`, { category: "worker" });
+    super(`sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: |difference| ${maxDifference.toExponential(3)} > tolerance ${Number(tolerance.toPrecision(3))}${Number.isNaN(logprob) ? "" : ` at a token of logprob ${logprob.toFixed(3)}`}`, { category: "worker" });
   }
 }
