@@ -44,7 +44,7 @@ const config = {
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
-  compare: { seeds: [0, 1], parallelSeeds: 2, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16 } },
+  compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {
@@ -92,6 +92,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
     }
   }
   assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
+  // parallelMethods 3: a seed's methods run side by side (a second starts before the first ends), merge after TRACE.
+  const lines = stdout.split("\n");
+  const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+  assert.ok(at(/seed 0 gepa: running/) < at(/seed 0 grpo-target: pass rate/), "gepa starts before GRPO on the target ends");
+  assert.ok(at(/seed 0 trace: (pass rate|done earlier)/) < at(/seed 0 merge: running/), "merge waits for TRACE");
   for (const file of ["comparison.md", "comparison.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
   // The same measurement on the merged checkpoint, from the command line.
   const measured = await promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--demonstrations", "2", "--max-steps", "6", "--max-tokens", "24", "--json"], { maxBuffer: 1 << 24 });

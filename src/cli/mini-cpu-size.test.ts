@@ -1,8 +1,10 @@
 /**
- * The README's main job at its CPU size (`configs/mini-cpu.json`, unchanged) through its first seven stages, base to
- * evaluate: the shipped configuration loads and runs on CPU. The compare stage (every method × the budget, ~2 more
- * minutes on 2 cores) is left to `npm run main`; the smoke test in mini-command.test.ts runs compare on a smaller
- * configuration. Then `--until` resumes: a second call skips what is done and stops where it is told.
+ * The README's main job at its CPU size (`configs/mini-v2-cpu.json`, unchanged) through its first seven stages, from
+ * the shipped base (`models/mini-v2-base`) to the held-out evaluation: the shipped configuration and checkpoint load
+ * and run on CPU, and the base agent is a working one (it passes some target tasks, not all). The compare stage
+ * (every method at the budget, about 4 more minutes on 2 cores) is left to `npm run main`; the smoke test in
+ * mini-command.test.ts runs compare on a smaller configuration. Then `--until` resumes: a second call skips what is
+ * done and stops where it is told.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -20,21 +22,27 @@ const runDirectory = path.join(scratch, "run");
 
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-test("configs/mini-cpu.json runs base → evaluate on CPU, and --until stops and resumes there", { timeout: 900_000 }, async () => {
-  const config = path.join(root, "configs", "mini-cpu.json");
-  const shipped = JSON.parse(readFileSync(config, "utf8")) as { model: { sft: { demonstrations: number } }; target: { evaluationSeedCount: number } };
-  const run = (until: string) => promisify(execFile)(process.execPath, [bin, "run", config, "--run-dir", runDirectory, "--until", until], { maxBuffer: 1 << 24 });
+test("configs/mini-v2-cpu.json runs rollout → evaluate on CPU from the shipped base, and --until stops and resumes there", { timeout: 900_000 }, async () => {
+  const config = path.join(root, "configs", "mini-v2-cpu.json");
+  const shipped = JSON.parse(readFileSync(config, "utf8")) as { model: { path: string }; target: { evaluationSeedCount: number; trainingSeeds: number } };
+  assert.ok(existsSync(path.join(root, shipped.model.path, "model.safetensors")), "the shipped base checkpoint is in the repository");
+  // model.path is relative to the repository root, as `npm run main` runs it.
+  const run = (until: string) => promisify(execFile)(process.execPath, [bin, "run", config, "--run-dir", runDirectory, "--until", until], { maxBuffer: 1 << 24, cwd: root });
   const started = Date.now();
   const { stdout } = await run("evaluate");
-  for (const stage of ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(stdout, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
+  assert.match(stdout, /\[1\/8 base\] done in [\d.]+ s: base checkpoint present at .*models\/mini-v2-base/);
+  for (const stage of ["rollout", "analyze", "synthesize", "train", "route", "evaluate"]) assert.match(stdout, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
   assert.doesNotMatch(stdout, /\[8\/8 compare\]/);
   assert.ok(!existsSync(path.join(runDirectory, "compare")), "compare did not run");
-  const base = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { demonstrations: number };
-  assert.equal(base.demonstrations, shipped.model.sft.demonstrations);
+  const rollout = /\[2\/8 rollout\] done in [\d.]+ s: mini-service: (\d+)\/(\d+) passed/.exec(stdout);
+  assert.ok(rollout !== null, "rollout summary");
+  const [passed, total] = [Number(rollout[1]), Number(rollout[2])];
+  assert.equal(total, shipped.target.trainingSeeds);
+  assert.ok(passed > 0 && passed < total, `the shipped base passes some training tasks, not all: ${passed}/${total}`);
   const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { accuracy?: { tasks: number } };
   assert.equal(routing.accuracy?.tasks, shipped.target.evaluationSeedCount);
   assert.ok(existsSync(path.join(runDirectory, "eval", "report.md")));
-  process.stdout.write(`# mini-cpu base → evaluate: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`# mini-v2-cpu rollout → evaluate: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
   const resumed = await run("analyze");
   for (const stage of ["base", "rollout", "analyze"]) assert.match(resumed.stdout, new RegExp(`\\[\\d/8 ${stage}\\] skipped`), stage);

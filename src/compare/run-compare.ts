@@ -5,6 +5,7 @@
  * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
  */
 import { existsSync, mkdirSync } from "node:fs";
+import pLimit from "p-limit";
 import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
@@ -83,12 +84,11 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
     const setup: CompareSetup = { context: seedContext, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
     const base = config.model.servedModelName;
     const baseScores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
-    for (const method of options.methods) {
+    const runOne = async (method: CompareMethod): Promise<MethodSeedRecord> => {
       const file = run.compareResultFile(seed, method);
       if (existsSync(file)) {
-        results.push(readJsonArtifact(file, methodSeedRecordSchema));
         seedContext.log(`  seed ${seed} ${method}: done earlier`);
-        continue;
+        return readJsonArtifact(file, methodSeedRecordSchema);
       }
       seedContext.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
       const started = Date.now();
@@ -114,7 +114,22 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       };
       writeJsonArtifact(file, record);
       seedContext.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-      results.push(record);
+      return record;
+    };
+    // `parallelMethods` at once; merge starts once TRACE (whose adapters it merges) is done. Results keep the order of
+    // `options.methods`; allSettled lets running methods write their results before an error surfaces.
+    const limit = pLimit(compare.parallelMethods);
+    const traceDone = options.methods.includes("trace") ? limit(() => runOne("trace")) : undefined;
+    const settled = await Promise.allSettled(
+      options.methods.map((method) => {
+        if (method === "trace" && traceDone !== undefined) return traceDone;
+        if (method === "merge" && traceDone !== undefined) return traceDone.then(() => limit(() => runOne(method)));
+        return limit(() => runOne(method));
+      }),
+    );
+    for (const outcome of settled) {
+      if (outcome.status === "rejected") throw outcome.reason;
+      results.push(outcome.value);
     }
     return results;
   };

@@ -35,6 +35,12 @@ export const compareConfigSchema = z
     seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
     /** Training seeds run at once, each on its own worker process (one GPU serves several tiny-model workers). */
     parallelSeeds: positiveInteger.default(1),
+    /**
+     * Methods of one seed run at once on the seed's worker [1]: the worker batches their sampling together, so on a
+     * tiny model (where a decode step costs about the same for one request as for many) methods that mostly wait on
+     * sequential episodes — GEPA above all — overlap. Merge waits for TRACE, whose adapters it merges.
+     */
+    parallelMethods: positiveInteger.default(1),
     /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
     curvePoints: positiveInteger.default(2),
     /** SFT baseline settings. */

@@ -16,10 +16,10 @@ test("the probe's default tolerance follows the trainer's dtype", () => {
 /** A sampler that returned `sampled` logprobs for three completion tokens, and a bf16 trainer that scores them `scored`. */
 function probe(sampled: number[], scored: number[], dtype = "bfloat16") {
   const chat = {
-    complete: async () => ({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: sampled.map((_, index) => 10 + index), completionLogprobs: sampled } }, usage: { promptTokens: 2, completionTokens: sampled.length } }),
+    complete: () => Promise.resolve({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: sampled.map((_, index) => 10 + index), completionLogprobs: sampled } }, usage: { promptTokens: 2, completionTokens: sampled.length } }),
   } as unknown as ChatClient;
   // The trainer's logprobs per position of the datum: the prompt's last position predicts the first completion token.
-  const trainer = { health: async () => ({ dtype }), forward: async () => [[0, ...scored]] } as unknown as TrainerClient;
+  const trainer = { health: () => Promise.resolve({ dtype }), forward: () => Promise.resolve([[0, ...scored]]) } as unknown as TrainerClient;
   return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1" });
 }
 
