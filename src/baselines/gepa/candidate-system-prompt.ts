@@ -11,9 +11,10 @@ export function seedCandidateFromCapabilities(capabilities: readonly { name: str
   return Object.fromEntries(capabilities.map((capability) => [capability.name, capability.description]));
 }
 
-/** `base` followed by the candidate's texts. */
+/** `base` followed by the candidate's texts; the empty candidate (no components) leaves `base` as it is. */
 function candidateSystemPrompt(base: string, candidate: Candidate): string {
   const sections = Object.entries(candidate).map(([name, text]) => `### ${name}\n\n${text.trim()}`);
+  if (sections.length === 0) return base;
   return `${base.trimEnd()}\n\n## Capabilities\n\nApply these capabilities throughout the conversation.\n\n${sections.join("\n\n")}`;
 }
 

@@ -8,6 +8,7 @@ import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
 import { createTargetEnvironment } from "../../baselines/consolidation/target-grpo.js";
 import { createAgentEvaluator } from "../../baselines/gepa/agent-evaluator.js";
 import { seedCandidateFromCapabilities } from "../../baselines/gepa/candidate-system-prompt.js";
+import type { Candidate } from "../../baselines/gepa/candidate.js";
 import type { PoolEntry } from "../../baselines/gepa/candidate-pool.js";
 import { runGepa } from "../../baselines/gepa/run-gepa.js";
 import { roleClient } from "../../pipeline/endpoints.js";
@@ -23,6 +24,17 @@ export function bestWithin(pool: readonly PoolEntry[], episodes: number): PoolEn
   return best;
 }
 
+/**
+ * The candidate a snapshot deploys: the best pool entry discovered within `episodes`, or the agent's own prompt (the
+ * empty candidate, scored on the same validation tasks before GEPA started) when that scores at least as well — as in
+ * the GEPA paper, where the seed is the system's own prompt, so GEPA never deploys something worse on its validation
+ * set than what it started from.
+ */
+export function snapshotCandidate(pool: readonly PoolEntry[], episodes: number, ownPromptScore: number): Candidate {
+  const best = bestWithin(pool, episodes);
+  return ownPromptScore >= best.meanScore ? {} : best.candidate;
+}
+
 export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome> {
   const { context } = setup;
   const { config } = context;
@@ -33,17 +45,22 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
   const validationSet: Task[] = tasks.filter((_, index) => index % 2 === 1);
   const client = config.roles.reflection === undefined ? await context.sampler() : roleClient(config, "reflection");
   const maxTokens = config.training.maxTokens ?? config.target.maxTokens;
+  const evaluate = createAgentEvaluator({
+    environment,
+    policy: await context.sampler(),
+    user: (task) => environment.makeUser(task),
+    sampling: { temperature: config.training.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
+    concurrency: config.training.concurrency,
+  });
+  // The agent's own prompt on the validation tasks, charged like GEPA's own evaluations.
+  budget.charge("selection", validationSet.length);
+  const ownPrompt = await evaluate({}, validationSet);
+  const ownPromptScore = ownPrompt.reduce((total, outcome) => total + outcome.score, 0) / ownPrompt.length;
   const result = await runGepa({
     seedCandidate: seedCandidateFromCapabilities(setup.capabilities.map(({ capability, description }) => ({ name: capability, description }))),
     trainingSet,
     validationSet,
-    evaluate: createAgentEvaluator({
-      environment,
-      policy: await context.sampler(),
-      user: (task) => environment.makeUser(task),
-      sampling: { temperature: config.training.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
-      concurrency: config.training.concurrency,
-    }),
+    evaluate,
     propose: reflectionProposer({ client, temperature: 1, maxTokens: config.compare?.gepa.reflectionMaxTokens ?? 512 }),
     minibatchSize: config.compare?.gepa.minibatchSize ?? 3,
     budget,
@@ -52,7 +69,13 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
   });
   const snapshots = setup.fractions.map((fraction) => {
     const episodes = Math.round(fraction * budget.limit);
-    return { episodes: Math.min(episodes, result.budget.used), policy: { kind: "prompt" as const, candidate: bestWithin(result.pool, episodes).candidate } };
+    // Pool entries count their discovery from GEPA's start, after the own prompt's evaluation.
+    return { episodes: Math.min(episodes, budget.spent()), policy: { kind: "prompt" as const, candidate: snapshotCandidate(result.pool, episodes - validationSet.length, ownPromptScore) } };
   });
-  return { snapshots, budget: budget.summary(), notes: [`${result.pool.length} candidates, best validation score ${result.bestScore.toFixed(3)}, stopped by ${result.stopReason}`] };
+  const deploysOwn = Object.keys(snapshots.at(-1)?.policy.candidate ?? {}).length === 0;
+  return {
+    snapshots,
+    budget: budget.summary(),
+    notes: [`${result.pool.length} candidates, best validation score ${result.bestScore.toFixed(3)} (the agent's own prompt ${ownPromptScore.toFixed(3)}${deploysOwn ? ", deployed" : ""}), stopped by ${result.stopReason}`],
+  };
 }
