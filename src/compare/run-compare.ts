@@ -4,6 +4,7 @@
  * (a rerun skips methods with a result, and resumes training and evaluation inside the others), then the tables and
  * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import pLimit from "p-limit";
 import { createRolloutBudget } from "../baselines/budget/rollout-budget.js";
@@ -13,7 +14,7 @@ import { loadTargetDomains } from "../pipeline/target-tasks.js";
 import { passRate, sumPassCounts } from "../pipeline/pass-counts.js";
 import { episodesPerIterationAllowance, type GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
-import type { CompareCapability, CompareSetup, MethodOutcome } from "./compare-setup.js";
+import type { CompareCapability, CompareSetup, MethodOutcome, SnapshotPolicy } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
 import { runGepaMethod } from "./methods/gepa-method.js";
 import { runMergeMethod } from "./methods/merge-method.js";
@@ -61,6 +62,18 @@ function overall(domains: readonly DomainScore[]): number {
   return passRate(sumPassCounts(domains));
 }
 
+/**
+ * The store label of a snapshot's evaluation episodes: seed, method and budget point, plus, for a prompt policy, a
+ * digest of the candidate. A rerun resumes a label's episodes; a GEPA method rerun from scratch may deploy another
+ * candidate at the same budget point, whose episodes must not be taken for the earlier one's.
+ */
+export function snapshotLabel(seed: number, method: CompareMethod, episodes: number, policy: SnapshotPolicy): string {
+  const label = `seed-${seed}|${method}|${episodes}`;
+  if (policy.kind !== "prompt") return label;
+  const canonical = JSON.stringify(Object.entries(policy.candidate).sort(([left], [right]) => left.localeCompare(right)));
+  return `${label}|${createHash("sha256").update(canonical).digest("hex").slice(0, 12)}`;
+}
+
 /** Runs the comparison; returns the paths of the written report files. */
 export async function runCompare(options: RunCompareOptions): Promise<string[]> {
   const { context } = options;
@@ -96,7 +109,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
       for (const snapshot of outcome.snapshots) {
         if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
-        const scores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: snapshot.policy, label: `seed-${seed}|${method}|${snapshot.episodes}`, store });
+        const scores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: snapshot.policy, label: snapshotLabel(seed, method, snapshot.episodes, snapshot.policy), store });
         snapshots.push({ ...snapshot, domains: scores });
       }
       const final = snapshots.at(-1)!;
