@@ -45,14 +45,19 @@ function isEndpointFailureItself(error: unknown): boolean {
   return false;
 }
 
-/** True when `error` (or an error in its `cause` chain) is an endpoint failure; see the module comment. */
-export function isEndpointFailure(error: unknown): boolean {
+/** True when `error` or an error in its `cause` chain (followed 16 deep) passes `test`. */
+function inCauseChain(error: unknown, test: (error: unknown) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 16 && current !== undefined && current !== null; depth += 1) {
-    if (isEndpointFailureItself(current)) return true;
+    if (test(current)) return true;
     current = current instanceof Error ? current.cause : undefined;
   }
   return false;
+}
+
+/** True when `error` (or an error in its `cause` chain) is an endpoint failure; see the module comment. */
+export function isEndpointFailure(error: unknown): boolean {
+  return inCauseChain(error, isEndpointFailureItself);
 }
 
 /**
@@ -60,10 +65,5 @@ export function isEndpointFailure(error: unknown): boolean {
  * context window: a case a caller can often mend by sending less (shorter examples, a shorter prompt).
  */
 export function isContextOverflow(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 16 && current !== undefined && current !== null; depth += 1) {
-    if (ChatRequestError.isInstance(current) && saysContextOverflow(current.message)) return true;
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return false;
+  return inCauseChain(error, (current) => ChatRequestError.isInstance(current) && saysContextOverflow(current.message));
 }

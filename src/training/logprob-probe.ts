@@ -64,13 +64,15 @@ export async function probeLogprobs(options: LogprobProbeOptions & { trainer: Tr
   const [trainerLogprobs] = await options.trainer.forward({ adapter: options.adapter, datums: [completionDatum(tokens, 0)] });
   const offset = tokens.promptTokenIds.length - 1;
   let maxDifference = 0;
-  let worst: { difference: number; allowed: number; logprob: number } | undefined;
+  // The token furthest beyond its tolerance; a NaN (no trainer logprob) is beyond every tolerance.
+  let worst: { excess: number; difference: number; allowed: number; logprob: number } | undefined;
   tokens.completionLogprobs.forEach((logprob, index) => {
     const trainerLogprob = trainerLogprobs?.[offset + index] ?? Number.NaN;
     const difference = Math.abs(logprob - trainerLogprob);
     const allowed = tolerance + relativeTolerance * Math.abs(trainerLogprob);
+    const excess = Number.isNaN(difference) ? Number.POSITIVE_INFINITY : difference - allowed;
     maxDifference = Math.max(maxDifference, difference);
-    if (!(difference <= allowed) && (worst === undefined || !(difference - allowed <= worst.difference - worst.allowed))) worst = { difference, allowed, logprob: trainerLogprob };
+    if (excess > 0 && (worst === undefined || excess > worst.excess)) worst = { excess, difference, allowed, logprob: trainerLogprob };
   });
   if (worst !== undefined) throw new SamplerLogprobMismatchError(options.model, worst.difference, worst.allowed, worst.logprob);
   return maxDifference;
