@@ -12,7 +12,7 @@
  * One run serves both because each `trace run` of it costs a worker, a tiny checkpoint and every stage.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -22,7 +22,7 @@ import { openRunDirectory } from "../run/run-directory.js";
 import type { ListeningApp } from "../serving/listen-app.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import type { FakeChatServer } from "../testing/fake-chat-server.js";
-import { firstContent, repositoryRoot, scriptedEndpoints, small, ticketingModuleConfig, trace } from "../testing/ticketing-run-fixture.js";
+import { firstContent, repositoryRoot, scriptedEndpoints, small, startTrace, ticketingModuleConfig, trace } from "../testing/ticketing-run-fixture.js";
 import { startDashboard } from "./start-dashboard.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-dashboard-"));
@@ -87,6 +87,21 @@ async function show(page: Page, hash: string): Promise<void> {
   const view = /^#\/\d+\/([a-z]+)/.exec(hash)![1]!;
   const since = await evaluate<number>(page, `location.hash = ${JSON.stringify(hash)}, Date.now()`);
   await waitFor(page, `(() => { const main = document.getElementById("view"); return main.dataset.view === ${JSON.stringify(view)} && Number(main.dataset.ready) >= ${since - 5} && [...document.querySelectorAll(".chart")].every((chart) => chart.dataset.rendered === "true"); })()`);
+}
+
+/** The number of newline-terminated lines of a file (0 while it does not exist). */
+function completeLines(file: string): number {
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, "utf8").split("\n").length - 1;
+}
+
+/** Polls `condition` every 5 ms until it holds; fails naming `what` after `timeout` milliseconds. */
+async function until(condition: () => boolean, timeout: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function snap(page: Page, name: string): Promise<void> {
@@ -157,21 +172,31 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
   });
   const configFile = path.join(scratch, "config.json");
   writeFileSync(configFile, JSON.stringify(config));
-  const running = trace(["run", configFile, "--run-dir", runDirectory]);
+  const running = startTrace(["run", configFile, "--run-dir", runDirectory]);
+  try {
+    // A half-written run: the stages still to come are named.
+    await waitFor(page, `[...document.querySelectorAll('[data-testid="notice"]')].some((notice) => notice.textContent.includes("stages not finished yet"))`, 60_000);
+    await snap(page, "stages-while-running");
 
-  // A half-written run: the stages still to come are named.
-  await waitFor(page, `[...document.querySelectorAll('[data-testid="notice"]')].some((notice) => notice.textContent.includes("stages not finished yet"))`, 60_000);
-  await snap(page, "stages-while-running");
+    // Training: the reward curve gains a point while GRPO writes an iteration. The run is held (SIGSTOP) as soon as
+    // its first iteration is written, so the page sees a part of the curve however fast iterations come on this
+    // machine; once the page shows exactly that part, the run goes on and the page must show the next point arrive.
+    await show(page, "#/0/training");
+    const metricsFile = path.join(runDirectory, "adapters", "customer_identification", "metrics.jsonl");
+    await until(() => completeLines(metricsFile) >= 1, 120_000, "GRPO's first iteration in metrics.jsonl");
+    running.child.kill("SIGSTOP");
+    const written = completeLines(metricsFile);
+    assert.ok(written < ITERATIONS, `every iteration (${written}) was written before the run could be held`);
+    await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length >= ${written}`, 30_000);
+    assert.equal(await count(page, REWARD_POINTS), written, "the page shows the iterations written so far");
+    running.child.kill("SIGCONT");
+    await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length > ${written}`, 60_000);
+    await snap(page, "training-while-running");
+  } finally {
+    running.child.kill("SIGCONT");
+  }
 
-  // Training: the reward curve gains a point while GRPO writes an iteration.
-  await show(page, "#/0/training");
-  await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length >= 1`, 120_000);
-  const seen = await count(page, REWARD_POINTS);
-  assert.ok(seen < ITERATIONS, `the page first saw ${seen} of ${ITERATIONS} iterations: too late to watch one arrive`);
-  await waitFor(page, `document.querySelectorAll(${JSON.stringify(REWARD_POINTS)}).length > ${seen}`, 60_000);
-  await snap(page, "training-while-running");
-
-  const result = await running;
+  const result = await running.finished;
   assert.equal(result.code, 0, result.stdout + result.stderr);
   await assertOwnTargetRun(result.stdout, analystServer, generatorServer);
   const run = openRunDirectory(runDirectory);

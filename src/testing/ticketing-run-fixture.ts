@@ -3,7 +3,7 @@
  * analyst and generator endpoints (OpenAI-compatible fake servers) and settings that keep every stage to seconds on
  * CPU with the worker's tiny model. Used by the own-target test and the dashboard's browser test.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,10 +107,16 @@ export interface Invocation {
   code: number | null;
 }
 
-/** Runs `trace ARGS` in the repository root. */
-export function trace(args: string[]): Promise<Invocation> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: repositoryRoot });
+/** A `trace` process started in the repository root: the child (to signal) and its result when it ends. */
+export interface StartedTrace {
+  child: ChildProcess;
+  finished: Promise<Invocation>;
+}
+
+/** Starts `trace ARGS` in the repository root. */
+export function startTrace(args: string[]): StartedTrace {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], cwd: repositoryRoot });
+  const finished = new Promise<Invocation>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -118,6 +124,12 @@ export function trace(args: string[]): Promise<Invocation> {
     child.on("error", reject);
     child.on("close", (code) => resolve({ stdout, stderr, code }));
   });
+  return { child, finished };
+}
+
+/** Runs `trace ARGS` in the repository root. */
+export function trace(args: string[]): Promise<Invocation> {
+  return startTrace(args).finished;
 }
 
 /** Starts the scripted analyst and generator (closed by the caller through `servers`). */
