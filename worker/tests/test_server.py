@@ -240,17 +240,17 @@ def test_tool_calls_from_the_model_come_back_as_openai_tool_calls(worker: Runnin
     scripted = tokenizer.encode('<tool_call>\n{"name": "lookup", "arguments": {"id": 7}}\n</tool_call>', add_special_tokens=False)
     scripted.append(tokenizer.convert_tokens_to_ids("<|im_end|>"))
     sampler = worker.application.sampler
-    original = sampler.generate
+    original = sampler.step
 
-    def forced(requests):  # type: ignore[no-untyped-def]
-        results = original(requests)
-        for result in results:
+    def forced():  # type: ignore[no-untyped-def]
+        outcomes = original()
+        for _handle, result in outcomes:
             result.completion_ids = scripted
             result.text = tokenizer.decode(scripted[:-1])
             result.finish_reason = "stop"
-        return results
+        return outcomes
 
-    monkeypatch.setattr(sampler, "generate", forced)
+    monkeypatch.setattr(sampler, "step", forced)
     choice = chat(worker, logprobs=False)["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
     assert choice["message"]["content"] is None

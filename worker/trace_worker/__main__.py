@@ -56,6 +56,7 @@ def _serve(arguments: argparse.Namespace) -> int:
     application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes, arguments.file_root)
     application.trainer.micro_batch_tokens = arguments.micro_batch_tokens
     application.executor.max_batch_size = arguments.max_batch_size
+    application.executor.continuous = not arguments.static_batching
     application.sampler.graphs.enabled = application.sampler.graphs.enabled and not arguments.no_cuda_graphs
 
     if collective.rank != 0:
@@ -128,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--file-root", default=None, help="refuse (403) file paths in requests outside this directory (adapters, states, merged checkpoints)")
     serve.add_argument("--max-batch-size", type=int, default=64, help="most chat requests decoded together")
     serve.add_argument("--no-cuda-graphs", action="store_true", help="decode eagerly (no captured CUDA graphs)")
+    serve.add_argument("--static-batching", action="store_true", help="decode static waves (a request waits for the running batch to end) instead of continuous batching")
     serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")
     serve.set_defaults(run=_serve)
     tiny = commands.add_parser("init-tiny", help="write a tiny Qwen3-style checkpoint with random weights")

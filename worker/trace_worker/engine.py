@@ -18,6 +18,7 @@ from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from . import expert_lora, fast_lora
+from .decode_attention import use_grouped_decode_attention
 from .errors import BadRequest, Conflict, NotFound
 
 DEFAULT_TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
@@ -115,6 +116,8 @@ class Engine:
             # LoRA weights stay fp32 beside a bf16 base (PEFT's default); TF32 runs their matmuls on tensor cores.
             torch.backends.cuda.matmul.allow_tf32 = True
         self.tokenizer = tokenizer
+        if next(base.parameters()).device.type == "cpu":
+            use_grouped_decode_attention(base)
         base.eval()
         for parameter in base.parameters():
             parameter.requires_grad_(False)

@@ -23,18 +23,27 @@ class _Job:
 
 
 class EngineExecutor:
-    """Runs submitted calls in order on one thread; consecutive sampling requests form one batch (up to
-    `max_batch_size`), waiting up to `batch_wait` seconds for more to arrive when the first one comes alone."""
+    """Runs submitted calls in order on one thread and decodes sampling requests with continuous batching: between
+    two decode steps, queued requests join the running batch (up to `max_batch_size` rows), so a request never waits
+    for another to finish. A call (training, adapter changes) is a barrier: requests queued after it wait, the running
+    rows finish, the call runs, then decoding goes on, so every completion is sampled from one set of weights. A request
+    that arrives while nothing runs waits up to `batch_wait` seconds for others to prefill with it. `continuous=False`
+    decodes static waves instead (a wave is admitted only when the last one ended): the baseline of the benchmark."""
 
-    def __init__(self, sampler: Sampler, max_batch_size: int = 64, batch_wait: float = 0.005) -> None:
+    def __init__(self, sampler: Sampler, max_batch_size: int = 64, batch_wait: float = 0.005, continuous: bool = True) -> None:
         self.sampler = sampler
         self.max_batch_size = max_batch_size
         self.batch_wait = batch_wait
+        self.continuous = continuous
         self._queue: deque[_Job] = deque()
         self._condition = threading.Condition()
         self._stopped = False
         self.sampling_batches = 0
         self.largest_batch = 0
+        self.decode_steps = 0
+        #: Seconds the engine thread spent prefilling and decoding, and running calls (its idle time is the rest).
+        self.sampling_seconds = 0.0
+        self.call_seconds = 0.0
         self._thread = threading.Thread(target=self._run, name="trace-engine", daemon=True)
         self._thread.start()
 
@@ -60,43 +69,72 @@ class EngineExecutor:
             self._condition.notify()
         self._thread.join(timeout=10)
 
-    def _take(self) -> list[_Job] | None:
+    def _next_call(self) -> _Job | None:
+        """The call at the head of the queue, once no row is decoding (else None)."""
         with self._condition:
-            while not self._queue and not self._stopped:
+            if self._queue and self._queue[0].call is not None and self.sampler.running == 0:
+                return self._queue.popleft()
+        return None
+
+    def _admissible(self) -> list[_Job]:
+        """Takes the sampling jobs queued before the first call that can join now, up to the free rows."""
+        taken: list[_Job] = []
+        with self._condition:
+            if not self.continuous and self.sampler.running > 0:
+                return taken
+            free = self.max_batch_size - self.sampler.running
+            kept: deque[_Job] = deque()
+            while self._queue:
+                job = self._queue[0]
+                if job.call is not None:
+                    break
+                self._queue.popleft()
+                assert job.sample is not None
+                if len(taken) < free and self.sampler.admissible(job.sample.adapter):
+                    taken.append(job)
+                else:
+                    kept.append(job)
+            self._queue.extendleft(reversed(kept))
+        return taken
+
+    def _wait(self) -> bool:
+        """Blocks while there is nothing to do; False once stopped with nothing left."""
+        with self._condition:
+            while not self._queue and self.sampler.running == 0 and not self._stopped:
                 self._condition.wait()
-            if self._stopped and not self._queue:
-                return None
-            first = self._queue.popleft()
-            if first.sample is None:
-                return [first]
-        if self.batch_wait > 0:
-            time.sleep(self.batch_wait)
-        batch = [first]
-        with self._condition:
-            while self._queue and self._queue[0].sample is not None and len(batch) < self.max_batch_size:
-                batch.append(self._queue.popleft())
-        return batch
+            return not (self._stopped and not self._queue and self.sampler.running == 0)
 
     def _run(self) -> None:
-        while True:
-            jobs = self._take()
-            if jobs is None:
-                return
-            if jobs[0].call is not None:
-                job = jobs[0]
+        while self._wait():
+            call = self._next_call()
+            if call is not None:
+                assert call.call is not None
+                started = time.perf_counter()
                 try:
-                    job.future.set_result(job.call())
+                    call.future.set_result(call.call())
                 except BaseException as error:  # handed to the waiting request thread
-                    job.future.set_exception(error)
+                    call.future.set_exception(error)
+                self.call_seconds += time.perf_counter() - started
                 continue
-            self.sampling_batches += 1
-            self.largest_batch = max(self.largest_batch, len(jobs))
-            try:
-                results = self.sampler.generate([job.sample for job in jobs if job.sample is not None])
-                for job, result in zip(jobs, results):
-                    job.future.set_result(result)
-            except BaseException as error:
-                log.exception("sampling failed")
-                for job in jobs:
-                    if not job.future.done():
-                        job.future.set_exception(error)
+            if self.sampler.running == 0 and self.batch_wait > 0 and self._queue and self._queue[0].sample is not None:
+                time.sleep(self.batch_wait)  # let a burst of requests arrive and prefill together
+            started = time.perf_counter()
+            jobs = self._admissible()
+            if jobs:
+                self.sampling_batches += 1
+                try:
+                    failures = self.sampler.admit([job.sample for job in jobs if job.sample is not None], jobs)
+                except BaseException as error:
+                    log.exception("sampling failed")
+                    failures = [(job, error) for job in jobs]
+                for job, error in failures:
+                    job.future.set_exception(error)
+                self.largest_batch = max(self.largest_batch, self.sampler.running)
+            if self.sampler.running > 0:
+                self.decode_steps += 1
+                for job, outcome in self.sampler.step():
+                    if isinstance(outcome, BaseException):
+                        job.future.set_exception(outcome)
+                    else:
+                        job.future.set_result(outcome)
+            self.sampling_seconds += time.perf_counter() - started

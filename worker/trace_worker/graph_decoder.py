@@ -16,6 +16,9 @@ from typing import Any
 
 import torch
 from transformers import DynamicCache, StaticCache
+from transformers.cache_utils import DynamicLayer
+
+from .growing_cache import GrowingLayer
 
 log = logging.getLogger("trace_worker")
 
@@ -38,7 +41,8 @@ class _Captured:
 
 
 class EagerStepper:
-    """Decode steps through the model with a dynamic cache (any device, any model)."""
+    """Decode steps through the model with a dynamic cache (any device, any model). Rows can leave (`select`) and,
+    on a plain dynamic cache, join (`join`): this is what continuous batching runs on."""
 
     def __init__(self, model: torch.nn.Module, cache: Any, attention: torch.Tensor, positions: torch.Tensor) -> None:
         self.model, self.cache, self.attention, self.positions = model, cache, attention, positions
@@ -52,21 +56,69 @@ class EagerStepper:
         logits: torch.Tensor = output.logits[:, -1, :]
         return logits
 
+    @property
+    def compactable(self) -> bool:
+        """Whether every cache layer is a plain full-attention layer (keys and values [batch, heads, length, dim]),
+        so rows can be padded, joined and trimmed by tensor indexing (sliding or recurrent layers keep other state)."""
+        return isinstance(self.cache, DynamicCache) and all(type(layer) in (DynamicLayer, GrowingLayer) for layer in self.cache.layers)
+
+    def select(self, keep: list[int]) -> None:
+        """Keeps only the rows `keep`; on a plain cache, drops the leading columns that are padding in every kept row."""
+        index = torch.tensor(keep, device=self.attention.device)
+        self.cache.batch_select_indices(index)
+        self.attention = self.attention[index]
+        self.positions = self.positions[index]
+        if not self.compactable:
+            return
+        occupied = self.attention.any(dim=0).nonzero()
+        first = int(occupied[0]) if occupied.numel() else 0
+        if first > 0:
+            for layer in self.cache.layers:
+                layer.keys = layer.keys[:, :, first:]
+                layer.values = layer.values[:, :, first:]
+            self.attention = self.attention[:, first:]
+
+    def join(self, other: EagerStepper) -> None:
+        """Appends the rows of `other` (a wave prefilled since): the shorter of the two caches is padded on the left,
+        where the attention mask hides it, so every row keeps its own positions."""
+        width = max(self.attention.shape[1], other.attention.shape[1])
+        for mine, theirs in zip(self.cache.layers, other.cache.layers):
+            mine.keys = torch.cat([_pad_left(mine.keys, width, dim=2), _pad_left(theirs.keys, width, dim=2)], dim=0)
+            mine.values = torch.cat([_pad_left(mine.values, width, dim=2), _pad_left(theirs.values, width, dim=2)], dim=0)
+        self.attention = torch.cat([_pad_left(self.attention, width, dim=1), _pad_left(other.attention, width, dim=1)], dim=0)
+        self.positions = torch.cat([self.positions, other.positions], dim=0)
+
+
+def _pad_left(tensor: torch.Tensor, width: int, dim: int) -> torch.Tensor:
+    """Zeros before `tensor` along `dim` up to `width`."""
+    missing = width - tensor.shape[dim]
+    if missing <= 0:
+        return tensor
+    shape = list(tensor.shape)
+    shape[dim] = missing
+    return torch.cat([tensor.new_zeros(shape), tensor], dim=dim)
+
 
 class GraphStepper:
-    """Decode steps replayed from a captured graph; `step` returns the logits of the real rows."""
+    """Decode steps replayed from a captured graph; `step` returns the logits of the live rows. Rows that leave
+    (`select`) keep their slot until the wave ends; no row joins (the static cache's slots are laid out at capture)."""
 
     def __init__(self, entry: _Captured, count: int, cursor: int, run: Any) -> None:
         self.entry, self.count, self.cursor, self.run = entry, count, cursor, run
+        self.live = torch.arange(count, device=entry.input_ids.device)
+        self.cache_key: tuple[int, int, int] | None = None
 
     def step(self, tokens: torch.Tensor) -> torch.Tensor:
         entry = self.entry
-        entry.input_ids[: self.count, 0].copy_(tokens)
+        entry.input_ids[self.live, 0] = tokens
         entry.positions.add_(1)
         entry.mask[:, :, :, self.cursor] = True
         self.cursor += 1
         logits: torch.Tensor = self.run()
-        return logits[: self.count, -1, :]
+        return logits[self.live, -1, :]
+
+    def select(self, keep: list[int]) -> None:
+        self.live = self.live[torch.tensor(keep, device=self.live.device)]
 
 
 class GraphDecoder:
@@ -85,8 +137,10 @@ class GraphDecoder:
         )
         self.memory_fraction = memory_fraction
         self.minimum_cache = minimum_cache
-        self.captured: dict[tuple[str | None, int, int], _Captured] = {}
-        self.caches: dict[tuple[int, int], StaticCache] = {}
+        # Static caches by (batch, length, slot): waves of different adapters decode at once, each on its own slot.
+        self.captured: dict[tuple[str | None, int, int, int], _Captured] = {}
+        self.caches: dict[tuple[int, int, int], StaticCache] = {}
+        self.busy: set[tuple[int, int, int]] = set()
         self.adapters_version = -1
         self.failures = 0
 
@@ -104,18 +158,21 @@ class GraphDecoder:
         count, width = attention.shape
         batch = bucket(count, 1)
         length = bucket(width + steps + 1, self.minimum_cache)
+        slot = 0
+        while (batch, length, slot) in self.busy:
+            slot += 1
         if self.engine.device.type == "cuda":
             free, _total = torch.cuda.mem_get_info()
-            if (batch, length) not in self.caches and batch * length * self._bytes_per_token() > self.memory_fraction * free:
+            if (batch, length, slot) not in self.caches and batch * length * self._bytes_per_token() > self.memory_fraction * free:
                 return None
-        key = (adapter, batch, length)
+        key = (adapter, batch, length, slot)
         entry = self.captured.get(key)
         if entry is None:
-            entry = self._allocate(batch, length)
+            entry = self._allocate(batch, length, slot)
         self._load(entry, prefill, attention, positions)
         if not self.capture:
             self.captured[key] = entry
-            return GraphStepper(entry, count, width, lambda: self._forward(entry, model).logits)
+            return self._hold(GraphStepper(entry, count, width, lambda: self._forward(entry, model).logits), (batch, length, slot))
         if entry.graph is None:
             try:
                 self._capture(entry, model)
@@ -133,21 +190,33 @@ class GraphDecoder:
             graph.replay()
             return logits
 
-        return GraphStepper(entry, count, width, replay)
+        return self._hold(GraphStepper(entry, count, width, replay), (batch, length, slot))
 
-    def _allocate(self, batch: int, length: int) -> _Captured:
+    def _hold(self, stepper: GraphStepper, cache_key: tuple[int, int, int]) -> GraphStepper:
+        self.busy.add(cache_key)
+        stepper.cache_key = cache_key
+        return stepper
+
+    def release(self, stepper: object) -> None:
+        """Frees the static cache of a wave that ended (any other stepper holds none)."""
+        if isinstance(stepper, GraphStepper) and stepper.cache_key is not None:
+            self.busy.discard(stepper.cache_key)
+
+    def _allocate(self, batch: int, length: int, slot: int) -> _Captured:
         device = self.engine.device
-        cache = self.caches.get((batch, length))
+        cache = self.caches.get((batch, length, slot))
         if cache is None:
-            if len(self.caches) >= 2:
-                self.caches.pop(next(iter(self.caches)))
-                self.captured = {key: value for key, value in self.captured.items() if (key[1], key[2]) in self.caches}
+            # Keep at most two idle caches besides the busy ones: evict the oldest idle one (and its captured steps).
+            idle = [key for key in self.caches if key not in self.busy]
+            if len(idle) >= 2:
+                self.caches.pop(idle[0])
+                self.captured = {key: value for key, value in self.captured.items() if key[1:] in self.caches}
             config = self.engine.base.config
             cache = StaticCache(config=config, max_cache_len=length)
             dummy = torch.zeros((batch, config.num_key_value_heads, 1, config.head_dim), dtype=self.engine.dtype, device=device)
             for layer in cache.layers:
                 layer.lazy_initialization(dummy, dummy)
-            self.caches[(batch, length)] = cache
+            self.caches[(batch, length, slot)] = cache
         return _Captured(
             cache=cache,
             input_ids=torch.zeros((batch, 1), dtype=torch.long, device=device),

@@ -1,20 +1,25 @@
 """Batched sampling with a KV cache: several requests (for the base and any adapters) decode together, one token per
-step, each with its own temperature, top-p, seed, stop strings and logprob options."""
+step, each with its own temperature, top-p, seed, stop strings and logprob options. Batching is continuous: a request
+joins the running batch at the next step and leaves it when it finishes."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-
+import logging
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
 from .engine import Engine
 from .errors import BadRequest, NotFound
 from .graph_decoder import EagerStepper, GraphDecoder, GraphStepper
+from .growing_cache import growing_cache
+
+log = logging.getLogger("trace_worker")
 
 
 @dataclass
@@ -75,12 +80,15 @@ def _shift_right(values: torch.Tensor, bits: int) -> torch.Tensor:
     return (values >> bits) & ((1 << (64 - bits)) - 1)
 
 
-def seeded_uniforms(seeds: torch.Tensor, step: int, vocabulary: int) -> torch.Tensor:
+def seeded_uniforms(seeds: torch.Tensor, step: int | torch.Tensor, vocabulary: int) -> torch.Tensor:
     """Uniform (0, 1) noise [rows, vocabulary], a pure function of (seed, step, token): splitmix64 of a counter.
+    `step` is one step for every row or each row's own step index [rows].
 
     Written by hand because torch's generators give one stream per call, so seeded rows would need one sampling call
     each; a counter-based hash samples every row at once and makes a seeded sample independent of its batch."""
-    counter = seeds[:, None] * _GOLDEN + (step * vocabulary + torch.arange(vocabulary, device=seeds.device, dtype=torch.int64))[None, :]
+    tokens = torch.arange(vocabulary, device=seeds.device, dtype=torch.int64)[None, :]
+    steps = step[:, None] if isinstance(step, torch.Tensor) else step
+    counter = seeds[:, None] * _GOLDEN + (steps * vocabulary + tokens)
     z = counter + _GOLDEN
     z = (z ^ _shift_right(z, 30)) * _MIX_1
     z = (z ^ _shift_right(z, 27)) * _MIX_2
@@ -99,12 +107,47 @@ def _text_bytes(value: Any) -> int:
     return 0
 
 
+@dataclass
+class _Row:
+    """A request being decoded: its seed, the caller's handle, and what it has generated so far."""
+
+    request: SamplingRequest
+    seed: int
+    handle: Any
+    completion: list[int] = field(default_factory=list)
+    records: list[TokenCandidates] = field(default_factory=list)
+    text: str | None = None
+    finish: str | None = None
+
+
+class _Wave:
+    """Rows of one adapter that decode together: their KV cache (in the stepper) and each row's next-token logits."""
+
+    def __init__(self, rows: list[_Row], logits: torch.Tensor, stepper: EagerStepper | GraphStepper) -> None:
+        self.rows, self.logits, self.stepper = rows, logits, stepper
+
+    @property
+    def mergeable(self) -> bool:
+        return isinstance(self.stepper, EagerStepper) and self.stepper.compactable
+
+    def join(self, other: _Wave) -> None:
+        """Adds a freshly prefilled wave's rows to this one (both at a step boundary: logits pending, cache complete)."""
+        assert isinstance(self.stepper, EagerStepper) and isinstance(other.stepper, EagerStepper)
+        self.stepper.join(other.stepper)
+        self.rows = self.rows + other.rows
+        self.logits = torch.cat([self.logits, other.logits], dim=0)
+
+
 class Sampler:
-    """Generates completions for a batch of requests with one shared KV cache."""
+    """Continuous batching: requests join their adapter's running wave at any step (after a prefill of their prompt)
+    and leave it when they finish, so a short request never waits for a long one. Each step decodes one token for
+    every running row, wave by wave; a row's sample depends only on its own seed and step index."""
 
     def __init__(self, engine: Engine, cuda_graphs: bool = True) -> None:
         self.engine = engine
         self.graphs = GraphDecoder(engine, cuda_graphs)
+        # The running waves, at most one per adapter (None: the base model).
+        self.waves: dict[str | None, _Wave] = {}
 
     def context_length(self) -> int:
         return int(getattr(self.engine.base.config, "max_position_embeddings", 4096))
@@ -142,124 +185,194 @@ class Sampler:
 
     @torch.no_grad()
     def generate(self, requests: list[SamplingRequest]) -> list[SamplingResult]:
-        """Decodes the requests together; requests for different adapters decode as separate groups (a plain forward
-        with one active adapter has no per-layer index work, unlike PEFT's mixed-adapter batches)."""
-        groups: dict[str | None, list[int]] = {}
-        for index, request in enumerate(requests):
-            groups.setdefault(request.adapter, []).append(index)
+        """Decodes the requests together to the end (the executor instead admits and steps requests as they come)."""
+        if self.waves:
+            raise RuntimeError("generate needs an idle sampler: waves are running")
+        failures = self.admit(requests, list(range(len(requests))))
+        if failures:
+            raise failures[0][1]
         results: list[SamplingResult | None] = [None] * len(requests)
-        for adapter, indices in groups.items():
-            if adapter is None and self.engine.peft is not None:
-                with self.engine.peft.disable_adapter():
-                    group_results = self._generate_group(adapter, [requests[index] for index in indices])
-            else:
-                if adapter is not None:
-                    self.engine.activate(adapter)
-                group_results = self._generate_group(adapter, [requests[index] for index in indices])
-            for index, result in zip(indices, group_results):
-                results[index] = result
+        while self.waves:
+            for handle, outcome in self.step():
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                results[handle] = outcome
         return [result for result in results if result is not None]
 
-    def _generate_group(self, adapter: str | None, requests: list[SamplingRequest]) -> list[SamplingResult]:
+    @property
+    def running(self) -> int:
+        """Rows decoding now, over every wave."""
+        return sum(len(wave.rows) for wave in self.waves.values())
+
+    def admissible(self, adapter: str | None) -> bool:
+        """Whether a request for `adapter` can join now: no wave of that adapter runs, or the running one takes new
+        rows (eager steps on a plain dynamic cache; a static-cache wave keeps its rows until it ends)."""
+        wave = self.waves.get(adapter)
+        return wave is None or wave.mergeable
+
+    @torch.no_grad()
+    def admit(self, requests: list[SamplingRequest], handles: list[Any]) -> list[tuple[Any, BaseException]]:
+        """Prefills the requests (one forward per adapter) and joins them to their adapter's running wave, or starts
+        one. Returns the handles whose prefill failed, with the error; the other requests decode from the next step."""
+        groups: dict[str | None, list[_Row]] = {}
+        for request, handle in zip(requests, handles):
+            seed = request.seed if request.seed is not None else random.getrandbits(62)
+            groups.setdefault(request.adapter, []).append(_Row(request, seed, handle))
+        failures: list[tuple[Any, BaseException]] = []
+        for adapter, rows in groups.items():
+            running = self.waves.get(adapter)
+            try:
+                if running is not None and not running.mergeable:
+                    raise RuntimeError(f"the running wave of {adapter!r} takes no new rows")
+                with self._using(adapter) as model:
+                    wave = self._prefill(adapter, model, rows, static=running is None)
+                if running is None:
+                    self.waves[adapter] = wave
+                else:
+                    running.join(wave)
+            except Exception as error:
+                log.exception("prefill failed")
+                failures.extend((row.handle, error) for row in rows)
+        return failures
+
+    @torch.no_grad()
+    def step(self) -> list[tuple[Any, SamplingResult | BaseException]]:
+        """One token for every running row, wave by wave; returns the rows that finished (or whose wave failed)."""
+        outcomes: list[tuple[Any, SamplingResult | BaseException]] = []
+        for adapter in list(self.waves):
+            wave = self.waves[adapter]
+            try:
+                with self._using(adapter):
+                    finished = self._advance(wave)
+                outcomes.extend((row.handle, self._result(row)) for row in finished)
+            except Exception as error:
+                log.exception("decoding failed")
+                outcomes.extend((row.handle, error) for row in wave.rows)
+                wave.rows = []
+            if not wave.rows:
+                del self.waves[adapter]
+                self.graphs.release(wave.stepper)
+        return outcomes
+
+    @contextlib.contextmanager
+    def _using(self, adapter: str | None) -> Iterator[torch.nn.Module]:
+        """The model with `adapter` applied (None: the base, with any adapters switched off)."""
+        engine = self.engine
+        if adapter is None and engine.peft is not None:
+            with engine.peft.disable_adapter():
+                yield engine.model
+        else:
+            if adapter is not None and (engine.peft is None or engine.peft.active_adapter != adapter):
+                engine.activate(adapter)
+            yield engine.model
+
+    def _prefill(self, adapter: str | None, model: torch.nn.Module, rows: list[_Row], static: bool) -> _Wave:
+        """One forward over the rows' left-padded prompts; the wave holds their cache and next-token logits. With
+        `static`, a captured static-cache step decodes the wave when the graph decoder can (then it takes no new rows)."""
         engine = self.engine
         device = engine.device
-        count = len(requests)
-        width = max(len(request.prompt_ids) for request in requests)
+        count = len(rows)
+        width = max(len(row.request.prompt_ids) for row in rows)
         pad = engine.tokenizer.pad_token_id if engine.tokenizer.pad_token_id is not None else 0
         input_ids = torch.full((count, width), pad, dtype=torch.long)
         attention = torch.zeros((count, width), dtype=torch.long)
-        for row, request in enumerate(requests):
-            length = len(request.prompt_ids)
-            input_ids[row, width - length :] = torch.tensor(request.prompt_ids)
-            attention[row, width - length :] = 1
+        for index, row in enumerate(rows):
+            length = len(row.request.prompt_ids)
+            input_ids[index, width - length :] = torch.tensor(row.request.prompt_ids)
+            attention[index, width - length :] = 1
         input_ids, attention = input_ids.to(device), attention.to(device)
         positions = (attention.cumsum(-1) - 1).clamp(min=0)
-        model = engine.model
-
-        temperatures = torch.tensor([max(request.temperature, 1e-6) for request in requests], dtype=torch.float32, device=device)
-        top_ps = torch.tensor([request.top_p for request in requests], dtype=torch.float32, device=device)
-        greedy = torch.tensor([request.temperature == 0 for request in requests], device=device)
-        seeds = torch.tensor(
-            [request.seed if request.seed is not None else random.getrandbits(62) for request in requests], dtype=torch.int64, device=device
-        )
-        any_top_p = any(request.top_p < 1.0 for request in requests)
-        all_greedy = all(request.temperature == 0 for request in requests)
-        stop_ids = set(engine.stop_token_ids)
-        listed = max(request.top_logprobs for request in requests)
-
-        completions: list[list[int]] = [[] for _ in requests]
-        records: list[list[TokenCandidates]] = [[] for _ in requests]
-        finish: list[str | None] = [None] * count
-        texts: list[str | None] = [None] * count
-        steps = max(request.max_tokens for request in requests)
-
-        output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, use_cache=True, logits_to_keep=1)
+        cache = growing_cache(engine.base.config)
+        output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True, logits_to_keep=1)
         logits = output.logits[:, -1, :]
+        steps = max(row.request.max_tokens for row in rows)
         stepper: EagerStepper | GraphStepper | None = None
-        if steps > 1:
+        if static and steps > 1:
             stepper = self.graphs.stepper(adapter, model, output.past_key_values, attention, positions, steps)
         if stepper is None:
             stepper = EagerStepper(model, output.past_key_values, attention, positions[:, -1:] + 1)
-        for step in range(steps):
-            raw = logits.float()
-            log_probabilities = torch.log_softmax(raw, dim=-1)
-            if all_greedy:
-                chosen = torch.argmax(raw, dim=-1)
-            else:
-                scaled = raw / temperatures[:, None]
-                if any_top_p:
-                    keep = _filter_top_p(torch.softmax(scaled, dim=-1), top_ps)
-                    scaled = scaled.masked_fill(~keep, float("-inf"))
-                gumbel = -torch.log(-torch.log(seeded_uniforms(seeds, step, raw.shape[-1])))
-                sampled = torch.argmax(scaled.double() + gumbel, dim=-1)
-                chosen = torch.where(greedy, torch.argmax(raw, dim=-1), sampled)
-            chosen_logprobs = log_probabilities.gather(-1, chosen[:, None]).squeeze(-1)
-            top_index_list = top_value_list = None
-            if listed > 0:
-                top_values, top_indices = torch.topk(log_probabilities, k=min(listed, log_probabilities.shape[-1]), dim=-1)
-                top_index_list, top_value_list = top_indices.tolist(), top_values.tolist()
-            wanted = sorted({token_id for request in requests for token_id in request.logprob_token_ids})
-            wanted_values = log_probabilities[:, wanted].tolist() if wanted else None
-            chosen_list = chosen.tolist()
-            chosen_logprob_list = chosen_logprobs.tolist()
-            for row, request in enumerate(requests):
-                if finish[row] is not None:
-                    continue
-                token_id = chosen_list[row]
-                candidates: list[tuple[int, float]] = []
-                if request.top_logprobs > 0 and top_index_list is not None and top_value_list is not None:
-                    candidates = list(zip(top_index_list[row][: request.top_logprobs], top_value_list[row][: request.top_logprobs]))
-                if request.logprob_token_ids and wanted_values is not None:
-                    present = {candidate[0] for candidate in candidates}
-                    for extra_id in request.logprob_token_ids:
-                        if extra_id not in present:
-                            candidates.append((extra_id, wanted_values[row][wanted.index(extra_id)]))
-                            present.add(extra_id)
-                completions[row].append(token_id)
-                records[row].append(TokenCandidates(token_id, chosen_logprob_list[row], candidates))
-                if token_id in stop_ids:
-                    finish[row] = "stop"
-                elif request.stop:
-                    text = engine.tokenizer.decode(completions[row], skip_special_tokens=False)
-                    cut = min((index for index in (text.find(stop) for stop in request.stop) if index >= 0), default=-1)
-                    if cut >= 0:
-                        texts[row] = text[:cut]
-                        finish[row] = "stop"
-                if finish[row] is None and len(completions[row]) >= request.max_tokens:
-                    finish[row] = "length"
-            if all(reason is not None for reason in finish):
-                break
-            logits = stepper.step(chosen)
+        return _Wave(rows, logits, stepper)
 
-        results: list[SamplingResult] = []
-        for row in range(count):
-            reason = finish[row] or "length"
-            ids = completions[row]
-            text = texts[row]
-            if text is None:
-                text = engine.tokenizer.decode([token for token in ids if token not in stop_ids], skip_special_tokens=False)
-            results.append(SamplingResult(ids, records[row], text, reason))
-        return results
+    def _advance(self, wave: _Wave) -> list[_Row]:
+        """Samples each row's next token from the wave's logits, records it, and steps the rows still going."""
+        engine = self.engine
+        rows = wave.rows
+        device = wave.logits.device
+        raw = wave.logits.float()
+        log_probabilities = torch.log_softmax(raw, dim=-1)
+        if all(row.request.temperature == 0 for row in rows):
+            chosen = torch.argmax(raw, dim=-1)
+        else:
+            temperatures = torch.tensor([max(row.request.temperature, 1e-6) for row in rows], dtype=torch.float32, device=device)
+            scaled = raw / temperatures[:, None]
+            if any(row.request.top_p < 1.0 for row in rows):
+                top_ps = torch.tensor([row.request.top_p for row in rows], dtype=torch.float32, device=device)
+                keep = _filter_top_p(torch.softmax(scaled, dim=-1), top_ps)
+                scaled = scaled.masked_fill(~keep, float("-inf"))
+            seeds = torch.tensor([row.seed for row in rows], dtype=torch.int64, device=device)
+            # Each row's own step index: a seeded sample does not depend on when the row joined the wave.
+            steps = torch.tensor([len(row.completion) for row in rows], dtype=torch.int64, device=device)
+            gumbel = -torch.log(-torch.log(seeded_uniforms(seeds, steps, raw.shape[-1])))
+            sampled = torch.argmax(scaled.double() + gumbel, dim=-1)
+            greedy = torch.tensor([row.request.temperature == 0 for row in rows], device=device)
+            chosen = torch.where(greedy, torch.argmax(raw, dim=-1), sampled)
+        chosen_logprobs = log_probabilities.gather(-1, chosen[:, None]).squeeze(-1)
+        listed = max(row.request.top_logprobs for row in rows)
+        top_index_list = top_value_list = None
+        if listed > 0:
+            top_values, top_indices = torch.topk(log_probabilities, k=min(listed, log_probabilities.shape[-1]), dim=-1)
+            top_index_list, top_value_list = top_indices.tolist(), top_values.tolist()
+        wanted = sorted({token_id for row in rows for token_id in row.request.logprob_token_ids})
+        wanted_values = log_probabilities[:, wanted].tolist() if wanted else None
+        chosen_list = chosen.tolist()
+        chosen_logprob_list = chosen_logprobs.tolist()
+        stop_ids = set(engine.stop_token_ids)
+        finished: list[_Row] = []
+        kept: list[int] = []
+        for index, row in enumerate(rows):
+            request = row.request
+            token_id = chosen_list[index]
+            candidates: list[tuple[int, float]] = []
+            if request.top_logprobs > 0 and top_index_list is not None and top_value_list is not None:
+                candidates = list(zip(top_index_list[index][: request.top_logprobs], top_value_list[index][: request.top_logprobs]))
+            if request.logprob_token_ids and wanted_values is not None:
+                present = {candidate[0] for candidate in candidates}
+                for extra_id in request.logprob_token_ids:
+                    if extra_id not in present:
+                        candidates.append((extra_id, wanted_values[index][wanted.index(extra_id)]))
+                        present.add(extra_id)
+            row.completion.append(token_id)
+            row.records.append(TokenCandidates(token_id, chosen_logprob_list[index], candidates))
+            if token_id in stop_ids:
+                row.finish = "stop"
+            elif request.stop:
+                text = engine.tokenizer.decode(row.completion, skip_special_tokens=False)
+                cut = min((position for position in (text.find(stop) for stop in request.stop) if position >= 0), default=-1)
+                if cut >= 0:
+                    row.text = text[:cut]
+                    row.finish = "stop"
+            if row.finish is None and len(row.completion) >= request.max_tokens:
+                row.finish = "length"
+            if row.finish is None:
+                kept.append(index)
+            else:
+                finished.append(row)
+        if kept:
+            if len(kept) < len(rows):
+                wave.stepper.select(kept)
+                chosen = chosen[torch.tensor(kept, device=device)]
+            wave.rows = [rows[index] for index in kept]
+            wave.logits = wave.stepper.step(chosen)
+        else:
+            wave.rows = []
+        return finished
+
+    def _result(self, row: _Row) -> SamplingResult:
+        stop_ids = set(self.engine.stop_token_ids)
+        text = row.text
+        if text is None:
+            text = self.engine.tokenizer.decode([token for token in row.completion if token not in stop_ids], skip_special_tokens=False)
+        return SamplingResult(row.completion, row.records, text, row.finish or "length")
 
 
 def token_text(engine: Engine, token_id: int) -> str:

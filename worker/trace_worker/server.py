@@ -142,6 +142,9 @@ class WorkerApplication:
             "world_size": self.collective.world_size,
             "sampling_batches": self.executor.sampling_batches,
             "largest_batch": self.executor.largest_batch,
+            "decode_steps": self.executor.decode_steps,
+            "sampling_seconds": round(self.executor.sampling_seconds, 3),
+            "call_seconds": round(self.executor.call_seconds, 3),
         }
 
     def models(self) -> dict[str, Any]:

@@ -1,0 +1,86 @@
+"""The decode path's two pieces against transformers' own: the growing KV cache holds exactly what the concatenating
+cache holds (through appends, row selection, trimming and joins), and the grouped decode attention equals SDPA with
+repeated key/value heads."""
+
+from __future__ import annotations
+
+import torch
+from transformers.cache_utils import DynamicLayer
+from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+from trace_worker.decode_attention import grouped_decode_attention
+from trace_worker.engine import Engine
+from trace_worker.growing_cache import GrowingLayer
+from trace_worker.sampler import Sampler, SamplingRequest
+
+from .conftest import low_precision, tolerance
+
+
+def test_the_growing_layer_holds_what_the_concatenating_layer_holds() -> None:
+    generator = torch.Generator().manual_seed(0)
+    growing, reference = GrowingLayer(), DynamicLayer()
+
+    def append(length: int) -> None:
+        keys = torch.randn(3, 2, length, 4, generator=generator)
+        values = torch.randn(3, 2, length, 4, generator=generator)
+        mine = growing.update(keys, values)
+        theirs = reference.update(keys, values)
+        assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[1], theirs[1])
+
+    append(10)  # a prefill
+    buffers = set()
+    for _ in range(200):  # decode steps: appended in place, the buffer reallocated only as it fills
+        append(1)
+        buffers.add(growing._key_buffer.data_ptr())  # type: ignore[union-attr]
+    assert len(buffers) <= 6 and growing.keys.shape[-2] == 210  # type: ignore[union-attr]
+    # Rows leave and leading columns are trimmed by replacing the tensors: the next append adopts them.
+    for layer in (growing, reference):
+        layer.keys = layer.keys[torch.tensor([0, 2])][:, :, 5:]  # type: ignore[index]
+        layer.values = layer.values[torch.tensor([0, 2])][:, :, 5:]  # type: ignore[index]
+    generator.manual_seed(1)
+    keys, values = torch.randn(2, 2, 1, 4, generator=generator), torch.randn(2, 2, 1, 4, generator=generator)
+    assert torch.equal(growing.update(keys, values)[0], reference.update(keys, values)[0])
+    assert torch.equal(growing.values, reference.values)  # type: ignore[arg-type]
+    assert growing.keys.shape == (2, 2, 206, 4)  # type: ignore[union-attr]
+
+
+class _Attention(torch.nn.Module):
+    num_key_value_groups = 4
+    is_causal = True
+
+
+def test_grouped_decode_attention_equals_sdpa_with_repeated_heads() -> None:
+    generator = torch.Generator().manual_seed(0)
+    query = torch.randn(5, 8, 1, 16, generator=generator)
+    key = torch.randn(5, 2, 30, 16, generator=generator)
+    value = torch.randn(5, 2, 30, 16, generator=generator)
+    mask = torch.ones(5, 1, 1, 30, dtype=torch.bool)
+    for row, padding in enumerate([0, 3, 10, 29, 7]):
+        mask[row, :, :, :padding] = False
+    # A key/value view with room after it, as the growing cache hands them over.
+    roomy_key = torch.zeros(5, 2, 50, 16)
+    roomy_key[:, :, :30] = key
+    module = _Attention()
+    expected, _ = sdpa_attention_forward(module, query, key, value, mask, scaling=0.25)
+    actual, _ = grouped_decode_attention(module, query, roomy_key[:, :, :30], value, mask, scaling=0.25)
+    assert actual.shape == expected.shape == (5, 1, 8, 16)
+    assert torch.allclose(actual, expected, atol=1e-6)
+    # More than one query position (prefill, training) is SDPA's own computation.
+    prefill = torch.randn(5, 8, 30, 16, generator=generator)
+    causal = torch.tril(torch.ones(30, 30, dtype=torch.bool))[None, None].expand(5, 1, 30, 30)
+    assert torch.equal(grouped_decode_attention(module, prefill, key, value, causal)[0], sdpa_attention_forward(module, prefill, key, value, causal)[0])
+
+
+def test_the_cpu_engine_decodes_with_it_and_samples_what_sdpa_samples(engine: Engine) -> None:
+    if engine.device.type != "cpu":
+        return
+    assert engine.base.config._attn_implementation == "trace_sdpa"
+    engine.stop_token_ids = []
+    requests = [SamplingRequest(prompt_ids=list(range(20, 20 + length)), max_tokens=10, seed=index) for index, length in enumerate([17, 5, 29])]
+    grouped = Sampler(engine, cuda_graphs=False).generate(requests)
+    engine.base.set_attn_implementation("sdpa")
+    plain = Sampler(engine, cuda_graphs=False).generate(requests)
+    for mine, theirs in zip(grouped, plain):
+        if not low_precision():
+            assert mine.completion_ids == theirs.completion_ids
+        assert max(abs(a.logprob - b.logprob) for a, b in zip(mine.positions, theirs.positions)) < tolerance()
