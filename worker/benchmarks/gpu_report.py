@@ -18,6 +18,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.continuous_batching import serve, workload  # noqa: E402
 from trace_worker import expert_lora, fast_lora  # noqa: E402
 from trace_worker.engine import Engine  # noqa: E402
 from trace_worker.model_shapes import lora_training_flops_per_token, random_model, shape_config  # noqa: E402
@@ -194,6 +195,24 @@ def sampling_benchmark(name: str, device: torch.device, dtype: torch.dtype, batc
     return results
 
 
+def mixed_workload_benchmark(name: str, device: torch.device, dtype: torch.dtype, clients: int, turns: int, first_prompt: tuple[int, int]) -> list[dict[str, Any]]:
+    """Continuous batching against static waves on requests of different lengths arriving over time (clients running
+    turns one after another), the same requests in both modes (benchmarks/continuous_batching.py)."""
+    model = random_model(name, device, dtype)
+    engine = Engine.from_model(model, tokenizer(), name)
+    engine.stop_token_ids = []
+    plan = workload(model.config.vocab_size, clients, turns, seed=0, first_prompt=first_prompt)
+    serve(engine, workload(model.config.vocab_size, 2, 1, seed=1, first_prompt=first_prompt), True, 64)  # warm-up / capture
+    rows = [serve(engine, plan, continuous, 64) for continuous in (False, True)]
+    for row in rows:
+        row.update({"shape": name, "clients x turns": f"{clients} x {turns}", "speed-up": rows[0]["wall_s"] / row["wall_s"]})
+    del engine, model
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return rows
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(none)\n"
@@ -252,6 +271,11 @@ def main() -> int:
     report.append("## Sampling (half the requests on an adapter)\n\n" + table(sampling))
     print(report[-1], flush=True)
     raw["sampling"] = sampling
+
+    mixed = mixed_workload_benchmark(arguments.sample_shape, device, dtype, 32 if not arguments.quick else 4, 3 if not arguments.quick else 2, (200, 500) if not arguments.quick else (8, 24))
+    report.append("## Mixed workload: continuous batching against static waves (completions 4–16 or 48–128 tokens, prompts growing by turn)\n\n" + table(mixed))
+    print(report[-1], flush=True)
+    raw["mixed_workload"] = mixed
     if arguments.out:
         Path(arguments.out).mkdir(parents=True, exist_ok=True)
         (Path(arguments.out) / "gpu-report.md").write_text("\n".join(report), encoding="utf-8")
