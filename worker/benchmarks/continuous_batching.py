@@ -1,4 +1,5 @@
-"""Continuous batching against static waves on a mixed workload, side by side in one run.
+"""Continuous batching against static waves, each without and with the prefix cache, on a mixed workload, side by
+side in one run.
 
 The workload is what rollouts send: `clients` agents, each running `turns` turns one after another (a turn's prompt is
 the conversation so far, so prompts grow), with completion lengths drawn from a skewed distribution (most turns are
@@ -55,9 +56,10 @@ def workload(vocabulary: int, clients: int, turns: int, seed: int, first_prompt:
     return plan
 
 
-def serve(engine: Engine, plan: list[list[Turn]], continuous: bool, max_batch_size: int) -> dict[str, Any]:
+def serve(engine: Engine, plan: list[list[Turn]], continuous: bool, max_batch_size: int, prefix_cache: bool = True) -> dict[str, Any]:
     """Runs every client's turns in order against one executor; returns wall time and latencies."""
-    executor = EngineExecutor(Sampler(engine, cuda_graphs=engine.device.type == "cuda"), max_batch_size=max_batch_size, continuous=continuous)
+    sampler = Sampler(engine, cuda_graphs=engine.device.type == "cuda", prefix_cache_bytes=(512 << 20) if prefix_cache else 0)
+    executor = EngineExecutor(sampler, max_batch_size=max_batch_size, continuous=continuous)
     latencies: list[float] = []
     generated = [0]
     lock = threading.Lock()
@@ -80,13 +82,14 @@ def serve(engine: Engine, plan: list[list[Turn]], continuous: bool, max_batch_si
     executor.stop()
     latencies.sort()
     return {
-        "mode": "continuous" if continuous else "static waves",
+        "mode": ("continuous" if continuous else "static waves") + ("" if prefix_cache else ", no prefix cache"),
         "wall_s": wall,
         "tokens": generated[0],
         "tokens_per_s": generated[0] / wall,
         "mean_latency_s": statistics.fmean(latencies),
         "p90_latency_s": latencies[int(0.9 * (len(latencies) - 1))],
         "prefills": executor.sampling_batches,
+        "prompt tokens from the prefix cache": f"{sampler.prefixes.reused_tokens / max(1, sampler.prefixes.looked_up_tokens):.0%}",
     }
 
 
@@ -108,15 +111,16 @@ def main() -> int:
     vocabulary = int(engine.base.get_output_embeddings().weight.shape[0])
     serve(engine, workload(vocabulary, 2, 1, seed=arguments.seed + 1), True, arguments.max_batch_size)  # warm-up
     plan = workload(vocabulary, arguments.clients, arguments.turns, arguments.seed)
-    rows = [serve(engine, plan, False, arguments.max_batch_size), serve(engine, plan, True, arguments.max_batch_size)]
+    rows = [serve(engine, plan, False, arguments.max_batch_size, prefix_cache=False), serve(engine, plan, True, arguments.max_batch_size, prefix_cache=False)]
+    rows += [serve(engine, plan, False, arguments.max_batch_size), serve(engine, plan, True, arguments.max_batch_size)]
     device = torch.cuda.get_device_name() if engine.device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
     print(f"## continuous batching vs static waves: {model.name}, {device}, {arguments.clients} clients x {arguments.turns} turns")
-    print("| mode | wall s | generated tokens | tokens/s | mean latency s | p90 latency s | prefill calls | speed-up |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| mode | wall s | generated tokens | tokens/s | mean latency s | p90 latency s | prefill calls | prompt tokens from the prefix cache | speed-up |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
             f"| {row['mode']} | {row['wall_s']:.2f} | {row['tokens']} | {row['tokens_per_s']:.0f} | {row['mean_latency_s']:.3f} | "
-            f"{row['p90_latency_s']:.3f} | {row['prefills']} | {rows[0]['wall_s'] / row['wall_s']:.2f}x |"
+            f"{row['p90_latency_s']:.3f} | {row['prefills']} | {row['prompt tokens from the prefix cache']} | {rows[0]['wall_s'] / row['wall_s']:.2f}x |"
         )
     return 0
 

@@ -203,7 +203,7 @@ def mixed_workload_benchmark(name: str, device: torch.device, dtype: torch.dtype
     engine.stop_token_ids = []
     plan = workload(model.config.vocab_size, clients, turns, seed=0, first_prompt=first_prompt)
     serve(engine, workload(model.config.vocab_size, 2, 1, seed=1, first_prompt=first_prompt), True, 64)  # warm-up / capture
-    rows = [serve(engine, plan, continuous, 64) for continuous in (False, True)]
+    rows = [serve(engine, plan, continuous, 64, prefix_cache) for prefix_cache in (False, True) for continuous in (False, True)]
     for row in rows:
         row.update({"shape": name, "clients x turns": f"{clients} x {turns}", "speed-up": rows[0]["wall_s"] / row["wall_s"]})
     del engine, model
@@ -273,7 +273,7 @@ def main() -> int:
     raw["sampling"] = sampling
 
     mixed = mixed_workload_benchmark(arguments.sample_shape, device, dtype, 32 if not arguments.quick else 4, 3 if not arguments.quick else 2, (200, 500) if not arguments.quick else (8, 24))
-    report.append("## Mixed workload: continuous batching against static waves (completions 4–16 or 48–128 tokens, prompts growing by turn)\n\n" + table(mixed))
+    report.append("## Mixed workload: continuous batching against static waves, without and with the prefix cache (completions 4–16 or 48–128 tokens, prompts growing by turn)\n\n" + table(mixed))
     print(report[-1], flush=True)
     raw["mixed_workload"] = mixed
     if arguments.out:

@@ -12,6 +12,7 @@ from trace_worker.decode_attention import grouped_decode_attention
 from trace_worker.engine import Engine
 from trace_worker.growing_cache import GrowingLayer
 from trace_worker.sampler import Sampler, SamplingRequest
+from trace_worker.trainer import Trainer
 
 from .conftest import low_precision, tolerance
 
@@ -84,3 +85,21 @@ def test_the_cpu_engine_decodes_with_it_and_samples_what_sdpa_samples(engine: En
         if not low_precision():
             assert mine.completion_ids == theirs.completion_ids
         assert max(abs(a.logprob - b.logprob) for a, b in zip(mine.positions, theirs.positions)) < tolerance()
+
+
+def test_adapters_off_gives_the_base_and_restores_the_adapter(engine: Engine) -> None:
+    Trainer(engine).create_adapter({"name": "side", "rank": 4})
+    with torch.no_grad():
+        for name, parameter in engine.model.named_parameters():
+            if "lora_B" in name:
+                parameter.normal_(0, 0.5)
+        tokens = torch.tensor([list(range(20, 40))], device=engine.device)
+        engine.activate("side")
+        adapted = engine.model(input_ids=tokens).logits
+        assert engine.peft is not None
+        with engine.peft.disable_adapter():
+            base = engine.model(input_ids=tokens).logits
+        with engine.adapters_off():
+            mine = engine.model(input_ids=tokens).logits
+        assert torch.equal(mine, base) and not torch.allclose(mine, adapted)
+        assert torch.equal(engine.model(input_ids=tokens).logits, adapted)

@@ -114,6 +114,7 @@ class EngineExecutor:
                     call.future.set_result(call.call())
                 except BaseException as error:  # handed to the waiting request thread
                     call.future.set_exception(error)
+                self.sampler.prefixes.clear()  # the call may have changed weights: cached keys and values are stale
                 self.call_seconds += time.perf_counter() - started
                 continue
             if self.sampler.running == 0 and self.batch_wait > 0 and self._queue and self._queue[0].sample is not None:

@@ -127,11 +127,13 @@ class GraphDecoder:
     def __init__(self, engine: Any, enabled: bool, memory_fraction: float = 0.25, minimum_cache: int = 256, capture: bool | None = None) -> None:
         self.engine = engine
         config = engine.base.config
-        # capture=False runs the same static-cache steps eagerly (tests of the static path on any device).
+        # By default only CUDA decodes on a static cache (captured); capture=False runs the same static-cache steps
+        # eagerly on any device (tests of the static path). Elsewhere the growing dynamic cache is faster and lets
+        # requests join a running wave.
         self.capture = engine.device.type == "cuda" if capture is None else capture
         self.enabled = (
             enabled
-            and (engine.device.type == "cuda" or not self.capture)
+            and (engine.device.type == "cuda" or capture is False)
             and not getattr(config, "num_experts", 0)
             and not getattr(engine.base.model, "has_sliding_layers", False)
         )

@@ -18,6 +18,8 @@ from .engine import Engine
 from .errors import BadRequest, NotFound
 from .graph_decoder import EagerStepper, GraphDecoder, GraphStepper
 from .growing_cache import growing_cache
+from .prefix_cache import BLOCK as PREFIX_BLOCK
+from .prefix_cache import PrefixCache
 
 log = logging.getLogger("trace_worker")
 
@@ -143,9 +145,11 @@ class Sampler:
     and leave it when they finish, so a short request never waits for a long one. Each step decodes one token for
     every running row, wave by wave; a row's sample depends only on its own seed and step index."""
 
-    def __init__(self, engine: Engine, cuda_graphs: bool = True) -> None:
+    def __init__(self, engine: Engine, cuda_graphs: bool = True, prefix_cache_bytes: int = 512 << 20) -> None:
         self.engine = engine
         self.graphs = GraphDecoder(engine, cuda_graphs)
+        #: Keys and values of recent prompts (cleared after every trainer call: weights may have changed).
+        self.prefixes = PrefixCache(prefix_cache_bytes)
         # The running waves, at most one per adapter (None: the base model).
         self.waves: dict[str | None, _Wave] = {}
 
@@ -259,7 +263,7 @@ class Sampler:
         """The model with `adapter` applied (None: the base, with any adapters switched off)."""
         engine = self.engine
         if adapter is None and engine.peft is not None:
-            with engine.peft.disable_adapter():
+            with engine.adapters_off():
                 yield engine.model
         else:
             if adapter is not None and (engine.peft is None or engine.peft.active_adapter != adapter):
@@ -267,24 +271,49 @@ class Sampler:
             yield engine.model
 
     def _prefill(self, adapter: str | None, model: torch.nn.Module, rows: list[_Row], static: bool) -> _Wave:
-        """One forward over the rows' left-padded prompts; the wave holds their cache and next-token logits. With
+        """One forward over the rows' prompts; the wave holds their cache and next-token logits. A row whose prompt
+        starts like a cached one gets that prefix's keys and values and feeds only the rest: its columns are
+        [padding][cached prefix][padding][rest], the mask hiding the padding and each token keeping its position. With
         `static`, a captured static-cache step decodes the wave when the graph decoder can (then it takes no new rows)."""
         engine = self.engine
         device = engine.device
         count = len(rows)
-        width = max(len(row.request.prompt_ids) for row in rows)
-        pad = engine.tokenizer.pad_token_id if engine.tokenizer.pad_token_id is not None else 0
-        input_ids = torch.full((count, width), pad, dtype=torch.long)
-        attention = torch.zeros((count, width), dtype=torch.long)
-        for index, row in enumerate(rows):
-            length = len(row.request.prompt_ids)
-            input_ids[index, width - length :] = torch.tensor(row.request.prompt_ids)
-            attention[index, width - length :] = 1
-        input_ids, attention = input_ids.to(device), attention.to(device)
-        positions = (attention.cumsum(-1) - 1).clamp(min=0)
         cache = growing_cache(engine.base.config)
+        prompts = [row.request.prompt_ids for row in rows]
+        found = [self.prefixes.lookup(adapter, prompt) if cache is not None else None for prompt in prompts]
+        reused = [0 if match is None else match[1] for match in found]
+        past = max(reused)
+        rest = max(len(prompt) - length for prompt, length in zip(prompts, reused))
+        width = past + rest
+        pad = engine.tokenizer.pad_token_id if engine.tokenizer.pad_token_id is not None else 0
+        input_ids = torch.full((count, rest), pad, dtype=torch.long)
+        attention = torch.zeros((count, width), dtype=torch.long)
+        positions = torch.zeros((count, rest), dtype=torch.long)
+        for index, (prompt, length) in enumerate(zip(prompts, reused)):
+            fed = len(prompt) - length
+            input_ids[index, rest - fed :] = torch.tensor(prompt[length:])
+            attention[index, past - length : past] = 1
+            attention[index, width - fed :] = 1
+            positions[index, rest - fed :] = torch.arange(length, len(prompt))
+        input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
+        if past > 0:
+            assert cache is not None
+            for layer_index, layer in enumerate(cache.layers):
+                reference = next(match[0] for match in found if match is not None)
+                shape = list(reference.keys[layer_index].shape)
+                shape[0], shape[2] = count, past
+                keys = reference.keys[layer_index].new_zeros(shape)
+                values = reference.values[layer_index].new_zeros(shape[:3] + [reference.values[layer_index].shape[-1]])
+                for index, match in enumerate(found):
+                    if match is not None:
+                        entry, length = match
+                        keys[index, :, past - length :] = entry.keys[layer_index][0, :, :length]
+                        values[index, :, past - length :] = entry.values[layer_index][0, :, :length]
+                layer.update(keys, values)
         output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True, logits_to_keep=1)
         logits = output.logits[:, -1, :]
+        if cache is not None and self.prefixes.capacity_bytes > 0:
+            self._remember(adapter, prompts, reused, attention, output.past_key_values)
         steps = max(row.request.max_tokens for row in rows)
         stepper: EagerStepper | GraphStepper | None = None
         if static and steps > 1:
@@ -292,6 +321,16 @@ class Sampler:
         if stepper is None:
             stepper = EagerStepper(model, output.past_key_values, attention, positions[:, -1:] + 1)
         return _Wave(rows, logits, stepper)
+
+    def _remember(self, adapter: str | None, prompts: list[list[int]], reused: list[int], attention: torch.Tensor, cache: Any) -> None:
+        """Caches each prompt that adds at least one block beyond the prefix it reused (its real columns, in order)."""
+        for index, (prompt, length) in enumerate(zip(prompts, reused)):
+            if len(prompt) - length < PREFIX_BLOCK:
+                continue
+            columns = attention[index].nonzero().squeeze(-1)
+            keys = [layer.keys[index : index + 1, :, columns] for layer in cache.layers]
+            values = [layer.values[index : index + 1, :, columns] for layer in cache.layers]
+            self.prefixes.store(adapter, list(prompt), keys, values)
 
     def _advance(self, wave: _Wave) -> list[_Row]:
         """Samples each row's next token from the wave's logits, records it, and steps the rows still going."""

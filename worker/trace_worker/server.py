@@ -145,6 +145,8 @@ class WorkerApplication:
             "decode_steps": self.executor.decode_steps,
             "sampling_seconds": round(self.executor.sampling_seconds, 3),
             "call_seconds": round(self.executor.call_seconds, 3),
+            "prompt_tokens": self.sampler.prefixes.looked_up_tokens,
+            "prefix_cached_tokens": self.sampler.prefixes.reused_tokens,
         }
 
     def models(self) -> dict[str, Any]:

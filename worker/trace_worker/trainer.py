@@ -215,7 +215,7 @@ class Trainer:
         if name is None or name == self.engine.served_name:
             if self.engine.peft is None:
                 return contextlib.nullcontext()
-            return self.engine.peft.disable_adapter()
+            return self.engine.adapters_off()
         if not isinstance(name, str):
             raise BadRequest("adapter must be a string", "adapter", name)
         self.engine.activate(name)

@@ -1,0 +1,103 @@
+"""Prefix caching: the keys and values of recent prompts, found again by their leading blocks of tokens, so a prompt
+that starts like a cached one (the same system prompt and tools; the same conversation one turn later) prefills only
+the rest.
+
+Prompts are indexed in blocks of `BLOCK` tokens by a hash chain (a block's key hashes the previous block's key with
+its own tokens, as vLLM's automatic prefix caching does), so a lookup walks the prompt's blocks once. Entries are
+per adapter (keys and values depend on the weights) and the whole cache is dropped whenever weights may change
+(`clear`, called after every trainer call). Written by hand because transformers has no cross-request KV reuse."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import torch
+
+BLOCK = 16
+
+
+@dataclass
+class CachedPrefix:
+    """One prompt's tokens and its keys and values per layer ([1, kv_heads, length, dim] each)."""
+
+    tokens: list[int]
+    keys: list[torch.Tensor]
+    values: list[torch.Tensor]
+    hashes: list[tuple[str | None, int]] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(tensor.numel() * tensor.element_size() for tensor in (*self.keys, *self.values))
+
+
+def _chain(tokens: list[int], blocks: int) -> list[int]:
+    """The hash-chain key of each of the first `blocks` full blocks."""
+    keys: list[int] = []
+    previous = 0
+    for block in range(blocks):
+        previous = hash((previous, tuple(tokens[block * BLOCK : (block + 1) * BLOCK])))
+        keys.append(previous)
+    return keys
+
+
+class PrefixCache:
+    """Least recently used prompt prefixes within `capacity_bytes` of keys and values (0 turns caching off)."""
+
+    def __init__(self, capacity_bytes: int) -> None:
+        self.capacity_bytes = capacity_bytes
+        self._entries: OrderedDict[int, CachedPrefix] = OrderedDict()
+        self._index: dict[tuple[str | None, int], int] = {}
+        self._next_id = 0
+        self.used_bytes = 0
+        #: Prompt tokens looked up, and those whose keys and values came from the cache.
+        self.looked_up_tokens = 0
+        self.reused_tokens = 0
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._index.clear()
+        self.used_bytes = 0
+
+    def lookup(self, adapter: str | None, tokens: list[int]) -> tuple[CachedPrefix, int] | None:
+        """The cached prefix sharing the most leading blocks with `tokens`, and how many tokens to reuse from it (at
+        least one token of `tokens` is left to prefill, for its logits)."""
+        self.looked_up_tokens += len(tokens)
+        if self.capacity_bytes <= 0:
+            return None
+        found: tuple[int, int] | None = None
+        for block, key in enumerate(_chain(tokens, len(tokens) // BLOCK)):
+            entry_id = self._index.get((adapter, key))
+            if entry_id is None:
+                break
+            found = (entry_id, (block + 1) * BLOCK)
+        if found is None:
+            return None
+        entry_id, length = found
+        entry = self._entries[entry_id]
+        length = min(length, len(tokens) - 1)
+        if length < 1 or entry.tokens[:length] != tokens[:length]:  # a hash collision: no reuse
+            return None
+        self._entries.move_to_end(entry_id)
+        self.reused_tokens += length
+        return entry, length
+
+    def store(self, adapter: str | None, tokens: list[int], keys: list[torch.Tensor], values: list[torch.Tensor]) -> None:
+        """Keeps a prompt's keys and values (evicting the least recently used entries to fit)."""
+        entry = CachedPrefix(tokens, keys, values)
+        size = entry.bytes
+        if size > self.capacity_bytes or len(tokens) < BLOCK:
+            return
+        while self._entries and self.used_bytes + size > self.capacity_bytes:
+            evicted_id, evicted = self._entries.popitem(last=False)
+            self.used_bytes -= evicted.bytes
+            for key in evicted.hashes:
+                if self._index.get(key) == evicted_id:
+                    del self._index[key]
+        entry_id = self._next_id
+        self._next_id += 1
+        entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK)]
+        for key in entry.hashes:
+            self._index[key] = entry_id  # the newest entry answers for a shared block
+        self._entries[entry_id] = entry
+        self.used_bytes += size
