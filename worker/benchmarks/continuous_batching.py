@@ -102,6 +102,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--max-batch-size", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=3, help="each mode runs this many times; the run of median wall time is reported")
     arguments = parser.parse_args()
     model = arguments.model
     if model is None:
@@ -111,10 +112,13 @@ def main() -> int:
     vocabulary = int(engine.base.get_output_embeddings().weight.shape[0])
     serve(engine, workload(vocabulary, 2, 1, seed=arguments.seed + 1), True, arguments.max_batch_size)  # warm-up
     plan = workload(vocabulary, arguments.clients, arguments.turns, arguments.seed)
-    rows = [serve(engine, plan, False, arguments.max_batch_size, prefix_cache=False), serve(engine, plan, True, arguments.max_batch_size, prefix_cache=False)]
-    rows += [serve(engine, plan, False, arguments.max_batch_size), serve(engine, plan, True, arguments.max_batch_size)]
+    rows = []
+    for prefix_cache in (False, True):
+        for continuous in (False, True):
+            runs = sorted((serve(engine, plan, continuous, arguments.max_batch_size, prefix_cache) for _ in range(arguments.repeats)), key=lambda row: row["wall_s"])
+            rows.append(runs[len(runs) // 2])
     device = torch.cuda.get_device_name() if engine.device.type == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
-    print(f"## continuous batching vs static waves: {model.name}, {device}, {arguments.clients} clients x {arguments.turns} turns")
+    print(f"## continuous batching vs static waves: {model.name}, {device}, {arguments.clients} clients x {arguments.turns} turns, median of {arguments.repeats}")
     print("| mode | wall s | generated tokens | tokens/s | mean latency s | p90 latency s | prefill calls | prompt tokens from the prefix cache | speed-up |")
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:

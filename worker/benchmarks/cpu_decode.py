@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -47,6 +48,7 @@ def main() -> int:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 32])
     parser.add_argument("--prompt", type=int, default=400)
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--repeats", type=int, default=3, help="the median of this many timings per cell")
     arguments = parser.parse_args()
     engine = Engine(arguments.model, device="cpu")
     engine.stop_token_ids = []
@@ -55,9 +57,9 @@ def main() -> int:
     rows = []
     for label, growing, attention in variants:
         engine.base.set_attn_implementation(attention)
-        rows.append((label, [step_milliseconds(engine, batch, arguments.prompt, arguments.steps, growing) for batch in arguments.batches]))
+        rows.append((label, [statistics.median(step_milliseconds(engine, batch, arguments.prompt, arguments.steps, growing) for _ in range(arguments.repeats)) for batch in arguments.batches]))
     engine.base.set_attn_implementation(grouped)
-    print(f"## decode step, ms ({arguments.model.name}, CPU, {torch.get_num_threads()} threads, {arguments.prompt}-token prompts)")
+    print(f"## decode step, ms, median of {arguments.repeats} ({arguments.model.name}, CPU, {torch.get_num_threads()} threads, {arguments.prompt}-token prompts)")
     print("| decode path | " + " | ".join(f"batch {batch}" for batch in arguments.batches) + " | speed-up at the largest batch |")
     print("|---|" + "---|" * len(arguments.batches) + "---|")
     for label, times in rows:

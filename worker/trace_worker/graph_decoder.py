@@ -65,26 +65,31 @@ class EagerStepper:
     def select(self, keep: list[int]) -> None:
         """Keeps only the rows `keep`; on a plain cache, drops the leading columns that are padding in every kept row."""
         index = torch.tensor(keep, device=self.attention.device)
-        self.cache.batch_select_indices(index)
         self.attention = self.attention[index]
         self.positions = self.positions[index]
         if not self.compactable:
+            self.cache.batch_select_indices(index)
             return
         occupied = self.attention.any(dim=0).nonzero()
         first = int(occupied[0]) if occupied.numel() else 0
-        if first > 0:
-            for layer in self.cache.layers:
-                layer.keys = layer.keys[:, :, first:]
-                layer.values = layer.values[:, :, first:]
-            self.attention = self.attention[:, first:]
+        for layer in self.cache.layers:
+            if isinstance(layer, GrowingLayer):
+                layer.select(index, first)
+            else:
+                layer.keys = layer.keys[index, :, first:]
+                layer.values = layer.values[index, :, first:]
+        self.attention = self.attention[:, first:]
 
     def join(self, other: EagerStepper) -> None:
         """Appends the rows of `other` (a wave prefilled since): the shorter of the two caches is padded on the left,
         where the attention mask hides it, so every row keeps its own positions."""
         width = max(self.attention.shape[1], other.attention.shape[1])
         for mine, theirs in zip(self.cache.layers, other.cache.layers):
-            mine.keys = torch.cat([_pad_left(mine.keys, width, dim=2), _pad_left(theirs.keys, width, dim=2)], dim=0)
-            mine.values = torch.cat([_pad_left(mine.values, width, dim=2), _pad_left(theirs.values, width, dim=2)], dim=0)
+            if isinstance(mine, GrowingLayer) and isinstance(theirs, GrowingLayer):
+                mine.adopt(*GrowingLayer.joined(mine, theirs, width), width)
+            else:
+                mine.keys = torch.cat([_pad_left(mine.keys, width, dim=2), _pad_left(theirs.keys, width, dim=2)], dim=0)
+                mine.values = torch.cat([_pad_left(mine.values, width, dim=2), _pad_left(theirs.values, width, dim=2)], dim=0)
         self.attention = torch.cat([_pad_left(self.attention, width, dim=1), _pad_left(other.attention, width, dim=1)], dim=0)
         self.positions = torch.cat([self.positions, other.positions], dim=0)
 

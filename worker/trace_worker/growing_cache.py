@@ -49,6 +49,36 @@ class GrowingLayer(DynamicLayer):
         values[:, :, :length].copy_(self.values)
         self._key_buffer, self._value_buffer = keys, values
 
+    def adopt(self, key_buffer: torch.Tensor, value_buffer: torch.Tensor, length: int) -> None:
+        """Takes buffers whose first `length` positions are the cache (the rest is room to grow)."""
+        self._key_buffer, self._value_buffer = key_buffer, value_buffer
+        self.keys, self.values = key_buffer[:, :, :length], value_buffer[:, :, :length]
+
+    def select(self, index: torch.Tensor, first: int) -> None:
+        """Keeps the rows `index` and the positions from `first` on, in one copy that keeps the room to grow."""
+        if not self._in_buffer():
+            assert self.keys is not None and self.values is not None
+            self.keys, self.values = self.keys[index, :, first:], self.values[index, :, first:]
+            return
+        assert self._key_buffer is not None and self._value_buffer is not None and self.keys is not None
+        length = self.keys.shape[-2] - first
+        self.adopt(self._key_buffer[:, :, first:].index_select(0, index), self._value_buffer[:, :, first:].index_select(0, index), length)
+
+    @staticmethod
+    def joined(first: GrowingLayer, second: GrowingLayer, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Buffers with the rows of `first` then `second`, each right-aligned to `width` positions (zeros before), and
+        room to grow."""
+        assert first.keys is not None and first.values is not None and second.keys is not None and second.values is not None
+        buffers = []
+        for mine, theirs in ((first.keys, second.keys), (first.values, second.values)):
+            rows = mine.shape[0] + theirs.shape[0]
+            buffer = mine.new_empty((rows, mine.shape[1], width + max(64, width // 2), mine.shape[-1]))
+            buffer[:, :, :width].zero_()
+            buffer[: mine.shape[0], :, width - mine.shape[-2] : width] = mine
+            buffer[mine.shape[0] :, :, width - theirs.shape[-2] : width] = theirs
+            buffers.append(buffer)
+        return buffers[0], buffers[1]
+
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         if not self.is_initialized or self.keys is None or self.keys.numel() == 0:
             self.lazy_initialization(key_states, value_states)
