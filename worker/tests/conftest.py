@@ -12,6 +12,7 @@ import torch
 
 from trace_worker.engine import Engine
 from trace_worker.tiny_checkpoint import TinyModelShape, create_tiny_checkpoint
+from trace_worker.trainer import Trainer
 
 DEVICE = os.environ.get("TRACE_WORKER_TEST_DEVICE", "cpu")
 DTYPE = os.environ.get("TRACE_WORKER_TEST_DTYPE", "auto")
@@ -41,3 +42,14 @@ def tiny_moe_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def engine(tiny_checkpoint: Path) -> Engine:
     torch.manual_seed(0)
     return Engine(tiny_checkpoint, device=DEVICE, dtype=DTYPE)
+
+
+def random_adapter(engine: Engine, name: str, rank: int = 4) -> Trainer:
+    """Creates adapter `name` with random B matrices (a fresh adapter changes nothing), so its outputs differ from the base's."""
+    trainer = Trainer(engine)
+    trainer.create_adapter({"name": name, "rank": rank})
+    with torch.no_grad():
+        for parameter_name, parameter in engine.model.named_parameters():
+            if "lora_B" in parameter_name:
+                parameter.normal_(0, 0.5)
+    return trainer

@@ -17,7 +17,7 @@ from trace_worker.graph_decoder import EagerStepper, GraphDecoder
 from trace_worker.sampler import Sampler, SamplingRequest, SamplingResult
 from trace_worker.trainer import Trainer
 
-from .conftest import DEVICE, DTYPE, low_precision, tolerance
+from .conftest import DEVICE, DTYPE, low_precision, random_adapter, tolerance
 
 
 def ask(prompt_start: int, prompt_length: int, max_tokens: int, seed: int, adapter: str | None = None, temperature: float = 1.0) -> SamplingRequest:
@@ -32,12 +32,7 @@ def ask(prompt_start: int, prompt_length: int, max_tokens: int, seed: int, adapt
 
 
 def with_adapter(engine: Engine, name: str) -> Trainer:
-    trainer = Trainer(engine)
-    trainer.create_adapter({"name": name, "rank": 4})
-    with torch.no_grad():
-        for parameter_name, parameter in engine.model.named_parameters():
-            if "lora_B" in parameter_name:
-                parameter.normal_(0, 0.5)
+    trainer = random_adapter(engine, name)
     engine.stop_token_ids = []  # every request runs to its max_tokens: the schedule below is exact
     return trainer
 

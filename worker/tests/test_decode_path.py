@@ -12,9 +12,8 @@ from trace_worker.decode_attention import grouped_decode_attention
 from trace_worker.engine import Engine
 from trace_worker.growing_cache import GrowingLayer
 from trace_worker.sampler import Sampler, SamplingRequest
-from trace_worker.trainer import Trainer
 
-from .conftest import low_precision, tolerance
+from .conftest import low_precision, random_adapter, tolerance
 
 
 def test_the_growing_layer_holds_what_the_concatenating_layer_holds() -> None:
@@ -88,11 +87,8 @@ def test_the_cpu_engine_decodes_with_it_and_samples_what_sdpa_samples(engine: En
 
 
 def test_adapters_off_gives_the_base_and_restores_the_adapter(engine: Engine) -> None:
-    Trainer(engine).create_adapter({"name": "side", "rank": 4})
+    random_adapter(engine, "side")
     with torch.no_grad():
-        for name, parameter in engine.model.named_parameters():
-            if "lora_B" in name:
-                parameter.normal_(0, 0.5)
         tokens = torch.tensor([list(range(20, 40))], device=engine.device)
         engine.activate("side")
         adapted = engine.model(input_ids=tokens).logits

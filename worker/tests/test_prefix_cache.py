@@ -9,9 +9,8 @@ from trace_worker.engine import Engine
 from trace_worker.executor import EngineExecutor
 from trace_worker.prefix_cache import BLOCK, PrefixCache
 from trace_worker.sampler import Sampler, SamplingRequest
-from trace_worker.trainer import Trainer
 
-from .conftest import low_precision, tolerance
+from .conftest import low_precision, random_adapter, tolerance
 
 
 def ask(prompt: list[int], seed: int, adapter: str | None = None, max_tokens: int = 10) -> SamplingRequest:
@@ -27,11 +26,7 @@ def same(actual, expected) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_a_prompt_that_starts_like_a_cached_one_prefills_only_the_rest_and_samples_the_same(engine: Engine) -> None:
-    Trainer(engine).create_adapter({"name": "side", "rank": 4})
-    with torch.no_grad():
-        for name, parameter in engine.model.named_parameters():
-            if "lora_B" in name:
-                parameter.normal_(0, 0.5)
+    random_adapter(engine, "side")
     engine.stop_token_ids = []
     system = list(range(100, 150))  # a shared system prompt of 50 tokens (3 full blocks)
     first_turn = system + list(range(200, 221))
