@@ -99,3 +99,25 @@ def test_adapters_off_gives_the_base_and_restores_the_adapter(engine: Engine) ->
             mine = engine.model(input_ids=tokens).logits
         assert torch.equal(mine, base) and not torch.allclose(mine, adapted)
         assert torch.equal(engine.model(input_ids=tokens).logits, adapted)
+
+
+def test_point_at_switches_adapters_as_peft_does_and_activate_keeps_training_flags(engine: Engine) -> None:
+    random_adapter(engine, "one")
+    random_adapter(engine, "two")
+    assert engine.peft is not None
+    tokens = torch.tensor([list(range(20, 40))], device=engine.device)
+    with torch.no_grad():
+        expected = {}
+        for name in ("one", "two"):
+            engine.peft.set_adapter(name)
+            expected[name] = engine.model(input_ids=tokens).logits
+        assert not torch.allclose(expected["one"], expected["two"])
+        for name in ("one", "two", "one", "two"):
+            engine.point_at(name)
+            assert torch.equal(engine.model(input_ids=tokens).logits, expected[name])
+    engine.point_at("two")
+    engine.activate("one")
+    assert all(parameter.requires_grad for parameter in engine.adapters["one"].parameters)
+    assert not any(parameter.requires_grad for parameter in engine.adapters["two"].parameters)
+    with torch.no_grad():
+        assert torch.equal(engine.model(input_ids=tokens).logits, expected["one"])

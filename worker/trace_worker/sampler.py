@@ -266,8 +266,8 @@ class Sampler:
             with engine.adapters_off():
                 yield engine.model
         else:
-            if adapter is not None and (engine.peft is None or engine.peft.active_adapter != adapter):
-                engine.activate(adapter)
+            if adapter is not None:
+                engine.point_at(adapter)
             yield engine.model
 
     def _prefill(self, adapter: str | None, model: torch.nn.Module, rows: list[_Row], static: bool) -> _Wave:
