@@ -16,7 +16,6 @@ from typing import Any
 
 import torch
 from transformers import DynamicCache, StaticCache
-from transformers.cache_utils import DynamicLayer
 
 from .growing_cache import GrowingLayer
 
@@ -58,9 +57,10 @@ class EagerStepper:
 
     @property
     def compactable(self) -> bool:
-        """Whether every cache layer is a plain full-attention layer (keys and values [batch, heads, length, dim]),
-        so rows can be padded, joined and trimmed by tensor indexing (sliding or recurrent layers keep other state)."""
-        return isinstance(self.cache, DynamicCache) and all(type(layer) in (DynamicLayer, GrowingLayer) for layer in self.cache.layers)
+        """Whether every cache layer is a growing full-attention layer (the sampler makes one whenever the model's
+        cache has only full-attention layers), so rows can be padded, joined and trimmed by tensor indexing (sliding or
+        recurrent layers keep other state)."""
+        return isinstance(self.cache, DynamicCache) and all(isinstance(layer, GrowingLayer) for layer in self.cache.layers)
 
     def select(self, keep: list[int]) -> None:
         """Keeps only the rows `keep`; on a plain cache, drops the leading columns that are padding in every kept row."""
@@ -73,11 +73,7 @@ class EagerStepper:
         occupied = self.attention.any(dim=0).nonzero()
         first = int(occupied[0]) if occupied.numel() else 0
         for layer in self.cache.layers:
-            if isinstance(layer, GrowingLayer):
-                layer.select(index, first)
-            else:
-                layer.keys = layer.keys[index, :, first:]
-                layer.values = layer.values[index, :, first:]
+            layer.select(index, first)
         self.attention = self.attention[:, first:]
 
     def join(self, other: EagerStepper) -> None:
@@ -85,23 +81,17 @@ class EagerStepper:
         where the attention mask hides it, so every row keeps its own positions."""
         width = max(self.attention.shape[1], other.attention.shape[1])
         for mine, theirs in zip(self.cache.layers, other.cache.layers):
-            if isinstance(mine, GrowingLayer) and isinstance(theirs, GrowingLayer):
-                mine.adopt(*GrowingLayer.joined(mine, theirs, width), width)
-            else:
-                mine.keys = torch.cat([_pad_left(mine.keys, width, dim=2), _pad_left(theirs.keys, width, dim=2)], dim=0)
-                mine.values = torch.cat([_pad_left(mine.values, width, dim=2), _pad_left(theirs.values, width, dim=2)], dim=0)
-        self.attention = torch.cat([_pad_left(self.attention, width, dim=1), _pad_left(other.attention, width, dim=1)], dim=0)
+            mine.adopt(*GrowingLayer.joined(mine, theirs, width), width)
+        self.attention = torch.cat([_pad_left(self.attention, width), _pad_left(other.attention, width)], dim=0)
         self.positions = torch.cat([self.positions, other.positions], dim=0)
 
 
-def _pad_left(tensor: torch.Tensor, width: int, dim: int) -> torch.Tensor:
-    """Zeros before `tensor` along `dim` up to `width`."""
-    missing = width - tensor.shape[dim]
+def _pad_left(tensor: torch.Tensor, width: int) -> torch.Tensor:
+    """Zeros before each row of a mask [rows, columns] up to `width` columns."""
+    missing = width - tensor.shape[1]
     if missing <= 0:
         return tensor
-    shape = list(tensor.shape)
-    shape[dim] = missing
-    return torch.cat([tensor.new_zeros(shape), tensor], dim=dim)
+    return torch.cat([tensor.new_zeros((tensor.shape[0], missing)), tensor], dim=1)
 
 
 class GraphStepper:

@@ -15,6 +15,11 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 
+def _with_room(length: int) -> int:
+    """Positions to allocate for `length`: half again (at least 64 more), so appends copy the cache rarely."""
+    return length + max(64, length // 2)
+
+
 class GrowingLayer(DynamicLayer):
     """Keys and values [batch, heads, length, dim] as views of buffers with room to grow. Whoever replaces `keys` and
     `values` (row selection, padding, trimming) may: the next update copies them into a fresh buffer."""
@@ -42,7 +47,7 @@ class GrowingLayer(DynamicLayer):
         """Fresh buffers holding the current `length` positions with room for `needed` in all (plus half again)."""
         assert self.keys is not None and self.values is not None
         batch, heads, _, dim = self.keys.shape
-        capacity = needed + max(64, needed // 2)
+        capacity = _with_room(needed)
         keys = self.keys.new_empty((batch, heads, capacity, dim))
         values = self.values.new_empty((batch, self.values.shape[1], capacity, self.values.shape[-1]))
         keys[:, :, :length].copy_(self.keys)
@@ -72,7 +77,7 @@ class GrowingLayer(DynamicLayer):
         buffers = []
         for mine, theirs in ((first.keys, second.keys), (first.values, second.values)):
             rows = mine.shape[0] + theirs.shape[0]
-            buffer = mine.new_empty((rows, mine.shape[1], width + max(64, width // 2), mine.shape[-1]))
+            buffer = mine.new_empty((rows, mine.shape[1], _with_room(width), mine.shape[-1]))
             buffer[:, :, :width].zero_()
             buffer[: mine.shape[0], :, width - mine.shape[-2] : width] = mine
             buffer[mine.shape[0] :, :, width - theirs.shape[-2] : width] = theirs

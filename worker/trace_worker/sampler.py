@@ -298,8 +298,8 @@ class Sampler:
         input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
         if past > 0:
             assert cache is not None
+            reference = next(match[0] for match in found if match is not None)
             for layer_index, layer in enumerate(cache.layers):
-                reference = next(match[0] for match in found if match is not None)
                 shape = list(reference.keys[layer_index].shape)
                 shape[0], shape[2] = count, past
                 keys = reference.keys[layer_index].new_zeros(shape)
