@@ -124,6 +124,16 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         with fast_lora.stock(peft_model), expert_lora.stock(peft_model):  # PEFT's own forwards, experts included
             plain_steps(index)
 
+    def plain_checkpointed(index: int) -> None:
+        # What a user of the plain loop does when it runs out of memory: recompute each layer in the backward.
+        peft_model.base_model.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        peft_model.base_model.model.train()
+        try:
+            plain(index)
+        finally:
+            peft_model.base_model.model.gradient_checkpointing_disable()
+            peft_model.base_model.model.eval()
+
     def plain_steps(index: int) -> None:
         for row in batches[index]:
             input_ids = row[None, :-1].to(device)
@@ -136,7 +146,11 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
 
     targets = ",".join(name.removesuffix("_proj") for name in created["target_modules"]) + (" (experts too)" if engine.expert_parameters else "")
     results: list[dict[str, Any]] = []
-    for label, function in (("trace worker forward_backward", ours), ("plain transformers + peft loop", plain)):
+    candidates = [("trace worker forward_backward", ours), ("plain transformers + peft loop", plain),
+                  ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed)]
+    for label, function in candidates:
+        if label.startswith("plain loop + gradient") and not (results and results[-1]["tokens/s"] == "out of memory"):
+            continue
         try:
             function(0)  # warm-up
             if device.type == "cuda":
@@ -157,10 +171,10 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
             "shape": name, "method": label, "LoRA targets": targets, "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12,
             "MFU": rate * flops["total"] / peak, "peak GiB": memory,
         })
-    speeds = [row["tokens/s"] for row in results]
-    if all(isinstance(speed, float) for speed in speeds):
+    speeds = [row["tokens/s"] for row in results if isinstance(row["tokens/s"], float)]
+    if len(speeds) == 2 and isinstance(results[0]["tokens/s"], float):
         results[0]["vs plain"] = speeds[0] / speeds[1]
-        results[1]["vs plain"] = 1.0
+        next(row for row in results[1:] if isinstance(row["tokens/s"], float))["vs plain"] = 1.0
     del trainer, engine, model, peft_model
     gc.collect()
     if device.type == "cuda":
@@ -183,10 +197,13 @@ def sampling_benchmark(name: str, device: torch.device, dtype: torch.dtype, batc
             for index in range(size)
         ]
         for mode, sampler in samplers.items():
-            sampler.generate([SamplingRequest(prompt_ids=request.prompt_ids, adapter=request.adapter, max_tokens=new_tokens) for request in requests])  # warm-up / capture
+            # Warm-up (and, for graphs, capture of this batch and cache bucket: the same number of new tokens)
+            warm_tokens = new_tokens if mode == "CUDA graphs" else min(new_tokens, 4)
+            sampler.generate([SamplingRequest(prompt_ids=request.prompt_ids, adapter=request.adapter, max_tokens=warm_tokens) for request in requests])
             seconds = timed(device, lambda: sampler.generate(requests))
             results.append({"shape": name, "decode": mode, "batch": size, "prompt tokens": prompt, "new tokens": new_tokens,
-                            "generated tokens/s": size * new_tokens / seconds, "seconds": seconds})
+                            "generated tokens/s": size * new_tokens / seconds, "seconds": seconds,
+                            "graphs captured": len(sampler.graphs.captured), "capture failures": sampler.graphs.failures})
     sampler = samplers["eager"]
     del sampler, engine, model
     gc.collect()
@@ -233,7 +250,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="tiny shapes, short sequences (CPU smoke test)")
     parser.add_argument("--train-shapes", default="qwen3-0.6b,qwen3-8b,qwen3-30b-a3b")
     parser.add_argument("--check-shapes", default="qwen3-0.6b,qwen3-30b-a3b-4-layers")
-    parser.add_argument("--sample-shape", default="qwen3-0.6b")
+    parser.add_argument("--sample", default="qwen3-0.6b:1,16,64;qwen3-30b-a3b:64", help="sampling shapes and batch sizes, e.g. 'qwen3-0.6b:1,16;tiny:4'")
+    parser.add_argument("--mixed-shape", default="qwen3-0.6b", help="the model of the mixed workload")
+    parser.add_argument("--sections", default="checks,training,sampling,mixed", help="which parts to run (comma-separated)")
     parser.add_argument("--sequence", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--steps", type=int, default=3)
@@ -242,8 +261,9 @@ def main() -> int:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     if arguments.quick:
-        arguments.train_shapes, arguments.check_shapes, arguments.sample_shape = "tiny,tiny-moe", "tiny,tiny-moe", "tiny"
+        arguments.train_shapes, arguments.check_shapes, arguments.sample, arguments.mixed_shape = "tiny,tiny-moe", "tiny,tiny-moe", "tiny:1,4;tiny-moe:4", "tiny"
         arguments.sequence, arguments.batch, arguments.steps = 128, 2, 2
+    sections = set(arguments.sections.split(","))
     card = torch.cuda.get_device_name() if device.type == "cuda" else "cpu"
     peak = matmul_rate(device, dtype)
     report = [f"# Worker GPU report\n\ndevice: {card}; torch {torch.__version__}; dtype {dtype}; measured dense matmul rate {peak / 1e12:.0f} TFLOP/s\n"]
@@ -251,31 +271,39 @@ def main() -> int:
     raw: dict[str, Any] = {"device": card, "matmul_tflops": peak / 1e12}
 
     checks: list[dict[str, Any]] = []
-    checkpoint_checks(arguments.check_shapes.split(","), device, dtype, checks)
-    report.append("## Checkpoints through transformers and PEFT\n\n" + table(checks))
-    print(report[-1], flush=True)
-    raw["checks"] = checks
+    if "checks" in sections:
+        checkpoint_checks(arguments.check_shapes.split(","), device, dtype, checks)
+        report.append("## Checkpoints through transformers and PEFT\n\n" + table(checks))
+        print(report[-1], flush=True)
+        raw["checks"] = checks
 
     training: list[dict[str, Any]] = []
-    for name in arguments.train_shapes.split(","):
+    for name in arguments.train_shapes.split(",") if "training" in sections else []:
         training += training_benchmark(name, device, dtype, arguments.sequence, arguments.batch, arguments.steps, peak)
         print(table(training[-2:]), flush=True)
     for row in training:
         if "MFU" in row:
             row["MFU"] = f"{row['MFU']:.1%}"
-    report.append(f"## forward_backward, LoRA r=16 on q,k,v,o,gate,up,down (MoE: per-expert adapters on the fused experts), {arguments.batch} × {arguments.sequence} tokens per call, {arguments.steps} timed calls\n\n" + table(training))
-    print(report[-1], flush=True)
-    raw["training"] = training
+    if training:
+        report.append(f"## forward_backward, LoRA r=16 on q,k,v,o,gate,up,down (MoE: per-expert adapters on the fused experts), {arguments.batch} × {arguments.sequence} tokens per call, {arguments.steps} timed calls\n\n" + table(training))
+        print(report[-1], flush=True)
+        raw["training"] = training
 
-    sampling = sampling_benchmark(arguments.sample_shape, device, dtype, [1, 16, 64] if not arguments.quick else [1, 4], 256 if not arguments.quick else 16, 128 if not arguments.quick else 8)
-    report.append("## Sampling (half the requests on an adapter)\n\n" + table(sampling))
-    print(report[-1], flush=True)
-    raw["sampling"] = sampling
+    if "sampling" in sections:
+        sampling: list[dict[str, Any]] = []
+        for spec in arguments.sample.split(";"):
+            name, _, sizes = spec.partition(":")
+            sampling += sampling_benchmark(name, device, dtype, [int(size) for size in sizes.split(",")], 256 if not arguments.quick else 16, 128 if not arguments.quick else 8)
+            print(table(sampling), flush=True)
+        report.append("## Sampling (half the requests on an adapter; an MoE adapter also covers every expert's gate/up and down)\n\n" + table(sampling))
+        print(report[-1], flush=True)
+        raw["sampling"] = sampling
 
-    mixed = mixed_workload_benchmark(arguments.sample_shape, device, dtype, 32 if not arguments.quick else 4, 3 if not arguments.quick else 2, (200, 500) if not arguments.quick else (8, 24))
-    report.append("## Mixed workload: continuous batching against static waves, without and with the prefix cache (completions 4–16 or 48–128 tokens, prompts growing by turn)\n\n" + table(mixed))
-    print(report[-1], flush=True)
-    raw["mixed_workload"] = mixed
+    if "mixed" in sections:
+        mixed = mixed_workload_benchmark(arguments.mixed_shape, device, dtype, 32 if not arguments.quick else 4, 3 if not arguments.quick else 2, (200, 500) if not arguments.quick else (8, 24))
+        report.append("## Mixed workload: continuous batching against static waves, without and with the prefix cache (completions 4–16 or 48–128 tokens, prompts growing by turn)\n\n" + table(mixed))
+        print(report[-1], flush=True)
+        raw["mixed_workload"] = mixed
     if arguments.out:
         Path(arguments.out).mkdir(parents=True, exist_ok=True)
         (Path(arguments.out) / "gpu-report.md").write_text("\n".join(report), encoding="utf-8")

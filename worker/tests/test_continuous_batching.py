@@ -103,12 +103,44 @@ def test_a_static_cache_wave_per_adapter_decodes_alongside_another(engine: Engin
     assert {key[1:] for key in static.graphs.captured} == {(2, 32, 0), (2, 32, 1)}
     for mine, reference in zip(actual, expected):
         assert_same(mine, reference)
-    # A wave on the static cache takes no new rows: a request for its adapter waits until it ends.
+    # A full static-cache wave (both slots live) takes no new row: a request for its adapter waits for a free slot.
     static.admit(base_requests, [0, 1])
-    assert not static.admissible(None) and static.admissible("side")
+    assert not static.admissible(ask(50, 5, 4, seed=9)) and static.admissible(ask(50, 5, 4, seed=9, adapter="side"))
     while static.waves:
         static.step()
-    assert static.admissible(None) and not static.graphs.busy
+    assert static.admissible(ask(50, 5, 4, seed=9)) and not static.graphs.busy
+
+
+@pytest.mark.parametrize("checkpoint", ["tiny_checkpoint", "tiny_moe_checkpoint"])
+def test_rows_join_a_static_cache_wave_in_free_slots(checkpoint: str, request: pytest.FixtureRequest) -> None:
+    """On the static cache (what CUDA graphs replay) a row that leaves frees its slot and a prefilled row joins into it,
+    its prompt placed just before the cursor: every row still gets what it gets decoded alone, dense and MoE alike."""
+    torch.manual_seed(0)
+    engine = Engine(request.getfixturevalue(checkpoint), device=DEVICE, dtype=DTYPE)
+    with_adapter(engine, "side")
+    static = Sampler(engine)
+    static.graphs = GraphDecoder(engine, True, minimum_cache=16, capture=engine.device.type == "cuda")
+    first = [ask(20, 17, 30, seed=1, adapter="side"), ask(40, 5, 3, seed=2, adapter="side"), ask(70, 9, 25, seed=3, adapter="side"),
+             ask(90, 12, 4, seed=4, adapter="side")]
+    later = ask(300, 14, 9, seed=5, adapter="side")  # joins once a slot is free; its prompt fits before the cursor
+    too_long = ask(500, 40, 4, seed=6, adapter="side")  # longer than the columns before the cursor: waits
+    alone = [static.generate([item])[0] for item in [*first, later]]
+    assert static.admit(first, [0, 1, 2, 3]) == []
+    wave = static.waves["side"]
+    assert not isinstance(wave.stepper, EagerStepper) and not wave.takes([later])  # four rows in four slots
+    results: dict[int, SamplingResult] = {}
+    joined_at = None
+    while static.waves:
+        if joined_at is None and wave.takes([later]):
+            assert not static.admissible(too_long) and static.admissible(later)
+            assert static.admit([later], [4]) == []
+            joined_at = len(wave.rows)
+        for handle, outcome in static.step():
+            assert isinstance(outcome, SamplingResult)
+            results[handle] = outcome
+    assert joined_at is not None and sorted(results) == [0, 1, 2, 3, 4]
+    for index, expected in enumerate(alone):
+        assert_same(results[index], expected)
 
 
 def test_the_executor_lets_a_short_request_overtake_and_holds_calls_between_completions(engine: Engine) -> None:

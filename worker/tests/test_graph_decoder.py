@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from trace_worker.engine import Engine
@@ -9,7 +10,7 @@ from trace_worker.graph_decoder import GraphDecoder
 from trace_worker.sampler import Sampler, SamplingRequest
 from trace_worker.trainer import Trainer
 
-from .conftest import low_precision, tolerance
+from .conftest import DEVICE, DTYPE, low_precision, tolerance
 
 
 def requests(adapter: str | None) -> list[SamplingRequest]:
@@ -17,7 +18,12 @@ def requests(adapter: str | None) -> list[SamplingRequest]:
     return [SamplingRequest(prompt_ids=prompt, adapter=adapter, max_tokens=12, temperature=1.0, seed=index) for index, prompt in enumerate(prompts)]
 
 
-def test_static_cache_steps_match_eager_steps(engine: Engine) -> None:
+@pytest.mark.parametrize("checkpoint", ["tiny_checkpoint", "tiny_moe_checkpoint"])
+def test_static_cache_steps_match_eager_steps(checkpoint: str, request: pytest.FixtureRequest) -> None:
+    """Dense and mixture-of-experts models (the MoE adapter also covers every expert's gate/up and down), base and
+    adapter: what a captured step replays is what eager decoding samples."""
+    torch.manual_seed(0)
+    engine = Engine(request.getfixturevalue(checkpoint), device=DEVICE, dtype=DTYPE)
     trainer = Trainer(engine)
     trainer.create_adapter({"name": "steps", "rank": 4})
     with torch.no_grad():
@@ -43,4 +49,6 @@ def test_static_cache_steps_match_eager_steps(engine: Engine) -> None:
                 body = {"adapter": adapter, "datums": [{"tokens": sequence[:-1], "target_tokens": sequence[1:]}]}
                 policy = trainer.forward(body)["logprobs"][0][len(request.prompt_ids) - 1 :]
                 assert max(abs(a.logprob - b) for a, b in zip(result.positions, policy)) < tolerance()
-    assert static.graphs.captured and static.graphs.failures == 0
+    assert static.graphs.enabled and static.graphs.captured and static.graphs.failures == 0
+    if checkpoint == "tiny_moe_checkpoint":
+        assert engine.expert_parameters, "the MoE adapter adapts the experts too"

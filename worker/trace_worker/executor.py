@@ -90,7 +90,8 @@ class EngineExecutor:
                     break
                 self._queue.popleft()
                 assert job.sample is not None
-                if len(taken) < free and self.sampler.admissible(job.sample.adapter):
+                joining = [other.sample for other in taken if other.sample is not None and other.sample.adapter == job.sample.adapter]
+                if len(taken) < free and self.sampler.admissible(job.sample, joining):
                     taken.append(job)
                 else:
                     kept.append(job)

@@ -162,7 +162,9 @@ def experts_forward(
     tokens, chosen = top_k_index.shape
     flat = top_k_index.reshape(-1)
     order = torch.argsort(flat, stable=True)
-    counts = torch.bincount(flat, minlength=experts.num_experts)
+    # Counts by scatter-add rather than `bincount`, which reads its input's maximum on the host: no host sync, so a
+    # decode step through here can be captured in a CUDA graph.
+    counts = torch.zeros(experts.num_experts, dtype=torch.int64, device=flat.device).index_add_(0, flat, torch.ones_like(flat))
     offsets = counts.cumsum(0).to(torch.int32)
     rows = hidden[order // chosen]
     transposed = bool(getattr(experts, "is_transposed", False))

@@ -5,8 +5,9 @@ sampling is bound by the host (≈50 ms a step for Qwen3-0.6B). Here one step pe
 is captured once and replayed: the prompt is prefilled eagerly (dynamic cache), its keys and values are copied into
 a static cache, and each step only refreshes four small input buffers. Written by hand because transformers' own
 route to this (`generate` with a static cache and `torch.compile`) cannot batch requests that arrive separately or
-keep token-level control of sampling. Models whose step cannot be captured (e.g. MoE routing with data-dependent
-shapes) fall back to eager steps."""
+keep token-level control of sampling. Mixture-of-experts steps are captured too: transformers' grouped experts
+forward and the worker's expert-LoRA forward (`expert_lora.py`) route with static shapes and no host sync. A model
+whose step cannot be captured falls back to eager steps."""
 
 from __future__ import annotations
 
@@ -95,8 +96,10 @@ def _pad_left(tensor: torch.Tensor, width: int) -> torch.Tensor:
 
 
 class GraphStepper:
-    """Decode steps replayed from a captured graph; `step` returns the logits of the live rows. Rows that leave
-    (`select`) keep their slot until the wave ends; no row joins (the static cache's slots are laid out at capture)."""
+    """Decode steps replayed from a captured graph; `step` returns the logits of the live rows. The static cache has
+    a fixed number of slots (the batch bucket) and columns; every row writes its next key and value at the same column
+    (the cursor). A row that leaves (`select`) frees its slot; a prefilled row joins (`join`) into a free slot with
+    its prompt's keys and values placed just before the cursor, so the captured step serves it unchanged."""
 
     def __init__(self, entry: _Captured, count: int, cursor: int, run: Any) -> None:
         self.entry, self.count, self.cursor, self.run = entry, count, cursor, run
@@ -115,6 +118,35 @@ class GraphStepper:
     def select(self, keep: list[int]) -> None:
         self.live = self.live[torch.tensor(keep, device=self.live.device)]
 
+    def takes(self, rows: int, prompt_tokens: int, new_tokens: int) -> bool:
+        """Whether `rows` more rows fit: free slots, prompts of at most `prompt_tokens` tokens before the cursor, and
+        room after it for `new_tokens` steps."""
+        slots = self.entry.input_ids.shape[0]
+        return len(self.live) + rows <= slots and prompt_tokens <= self.cursor and self.cursor + new_tokens + 1 <= self.entry.mask.shape[-1]
+
+    def join(self, other: EagerStepper) -> None:
+        """Moves the rows of `other` (freshly prefilled, its logits pending) into free slots: each row's real prompt
+        columns go to the columns just before the cursor, its mask shows only those, and its position goes on from its
+        own prompt. Check `takes` first."""
+        entry = self.entry
+        used = set(self.live.tolist())
+        free = [slot for slot in range(entry.input_ids.shape[0]) if slot not in used]
+        count = other.attention.shape[0]
+        assert count <= len(free), "no free slot"
+        slots = free[:count]
+        for index, slot in enumerate(slots):
+            columns = other.attention[index].nonzero().squeeze(-1)
+            start = self.cursor - columns.numel()
+            assert start >= 0, "the prompt is longer than the columns before the cursor"
+            for static_layer, layer in zip(entry.cache.layers, other.cache.layers):
+                static_layer.keys[slot, :, start : self.cursor] = layer.keys[index][:, columns]
+                static_layer.values[slot, :, start : self.cursor] = layer.values[index][:, columns]
+            entry.mask[slot] = False
+            entry.mask[slot, 0, 0, start : self.cursor] = True
+            entry.positions[slot] = other.positions[index, -1] - 1  # the step adds one before the forward
+            entry.input_ids[slot] = 0
+        self.live = torch.cat([self.live, torch.tensor(slots, device=self.live.device, dtype=self.live.dtype)])
+
 
 class GraphDecoder:
     """Keeps captured decode steps; `stepper` gives one for a prefilled batch, or None when graphs don't apply."""
@@ -129,7 +161,6 @@ class GraphDecoder:
         self.enabled = (
             enabled
             and (engine.device.type == "cuda" or capture is False)
-            and not getattr(config, "num_experts", 0)
             and not getattr(engine.base.model, "has_sliding_layers", False)
         )
         self.memory_fraction = memory_fraction
@@ -239,7 +270,7 @@ class GraphDecoder:
     def _forward(self, entry: _Captured, model: torch.nn.Module) -> Any:
         return model(
             input_ids=entry.input_ids,
-            attention_mask={"full_attention": entry.mask},
+            attention_mask=entry.mask,  # 4-D: transformers uses it as given (dense and MoE models alike)
             position_ids=entry.positions,
             past_key_values=entry.cache,
             use_cache=True,

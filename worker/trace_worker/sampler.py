@@ -128,13 +128,20 @@ class _Wave:
     def __init__(self, rows: list[_Row], logits: torch.Tensor, stepper: EagerStepper | GraphStepper) -> None:
         self.rows, self.logits, self.stepper = rows, logits, stepper
 
-    @property
-    def mergeable(self) -> bool:
-        return isinstance(self.stepper, EagerStepper) and self.stepper.compactable
+    def takes(self, requests: list[SamplingRequest]) -> bool:
+        """Whether these requests can join the wave now: any number on a growing dynamic cache; on a static cache
+        (what CUDA graphs replay) as many as there are free slots, each prompt fitting before the cursor and its new
+        tokens after it."""
+        stepper = self.stepper
+        if isinstance(stepper, EagerStepper):
+            return stepper.compactable
+        longest = max((len(request.prompt_ids) for request in requests), default=0)
+        steps = max((request.max_tokens for request in requests), default=0)
+        return stepper.takes(len(requests), longest, steps)
 
     def join(self, other: _Wave) -> None:
         """Adds a freshly prefilled wave's rows to this one (both at a step boundary: logits pending, cache complete)."""
-        assert isinstance(self.stepper, EagerStepper) and isinstance(other.stepper, EagerStepper)
+        assert isinstance(other.stepper, EagerStepper)
         self.stepper.join(other.stepper)
         self.rows = self.rows + other.rows
         self.logits = torch.cat([self.logits, other.logits], dim=0)
@@ -208,11 +215,11 @@ class Sampler:
         """Rows decoding now, over every wave."""
         return sum(len(wave.rows) for wave in self.waves.values())
 
-    def admissible(self, adapter: str | None) -> bool:
-        """Whether a request for `adapter` can join now: no wave of that adapter runs, or the running one takes new
-        rows (eager steps on a plain dynamic cache; a static-cache wave keeps its rows until it ends)."""
-        wave = self.waves.get(adapter)
-        return wave is None or wave.mergeable
+    def admissible(self, request: SamplingRequest, joining: list[SamplingRequest] | None = None) -> bool:
+        """Whether `request` can join now, together with `joining` (requests for the same adapter already taken): no
+        wave of its adapter runs, or the running one takes them (see `_Wave.takes`)."""
+        wave = self.waves.get(request.adapter)
+        return wave is None or wave.takes([*(joining or []), request])
 
     @torch.no_grad()
     def admit(self, requests: list[SamplingRequest], handles: list[Any]) -> list[tuple[Any, BaseException]]:
@@ -226,8 +233,8 @@ class Sampler:
         for adapter, rows in groups.items():
             running = self.waves.get(adapter)
             try:
-                if running is not None and not running.mergeable:
-                    raise RuntimeError(f"the running wave of {adapter!r} takes no new rows")
+                if running is not None and not running.takes([row.request for row in rows]):
+                    raise RuntimeError(f"the running wave of {adapter!r} cannot take these {len(rows)} rows now")
                 with self._using(adapter) as model:
                     wave = self._prefill(adapter, model, rows, static=running is None)
                 if running is None:
@@ -274,7 +281,7 @@ class Sampler:
         """One forward over the rows' prompts; the wave holds their cache and next-token logits. A row whose prompt
         starts like a cached one gets that prefix's keys and values and feeds only the rest: its columns are
         [padding][cached prefix][padding][rest], the mask hiding the padding and each token keeping its position. With
-        `static`, a captured static-cache step decodes the wave when the graph decoder can (then it takes no new rows)."""
+        `static`, a captured static-cache step decodes the wave when the graph decoder can (rows join it in free slots)."""
         engine = self.engine
         device = engine.device
         count = len(rows)
