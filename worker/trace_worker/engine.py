@@ -335,8 +335,10 @@ class Engine:
         assert self.peft is not None
         if self.peft.active_adapter == name:
             return
+        # Plain attributes: `object.__setattr__` skips nn.Module's parameter/buffer/module bookkeeping (hundreds of
+        # layers, every decode step).
         for layer in self._adapter_layers():
-            layer._active_adapter = [name]
+            object.__setattr__(layer, "_active_adapter", [name])
         self.peft.base_model.active_adapter = name
         self.peft.active_adapter = name
 
@@ -351,12 +353,12 @@ class Engine:
         layers = self._adapter_layers()
         previous = [layer._disable_adapters for layer in layers]
         for layer in layers:
-            layer._disable_adapters = True
+            object.__setattr__(layer, "_disable_adapters", True)  # a plain attribute (see `point_at`)
         try:
             yield
         finally:
             for layer, state in zip(layers, previous):
-                layer._disable_adapters = state
+                object.__setattr__(layer, "_disable_adapters", state)
 
     def activate(self, name: str) -> torch.nn.Module:
         """Makes `name` the adapter that plain forward calls apply (for training) and returns the model to call."""

@@ -149,6 +149,38 @@ def supports(experts: torch.nn.Module) -> bool:
     )
 
 
+class _Dispatch(torch.autograd.Function):
+    """`hidden[source]`: each routed row gets its token's hidden state (rows sorted by expert). The backward sums each
+    token's `chosen` row gradients through the inverse permutation, a gather and a sum: deterministic, and cheaper than
+    autograd's sort-based accumulation for indexing with repeated indices."""
+
+    @staticmethod
+    def forward(ctx: Any, hidden: torch.Tensor, source: torch.Tensor, inverse: torch.Tensor, chosen: int) -> torch.Tensor:
+        ctx.save_for_backward(inverse)
+        ctx.chosen = chosen
+        return hidden.index_select(0, source)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, None, None, None]:
+        (inverse,) = ctx.saved_tensors
+        return grad.index_select(0, inverse).view(-1, ctx.chosen, grad.shape[-1]).sum(dim=1), None, None, None
+
+
+class _Combine(torch.autograd.Function):
+    """Each token's output: the sum of its `chosen` routed rows (rows sorted by expert; `inverse` puts them back in
+    token order). Forward and backward are gathers (no scatter), so the result does not depend on thread order."""
+
+    @staticmethod
+    def forward(ctx: Any, rows: torch.Tensor, inverse: torch.Tensor, source: torch.Tensor, chosen: int) -> torch.Tensor:
+        ctx.save_for_backward(source)
+        return rows.index_select(0, inverse).view(-1, chosen, rows.shape[-1]).sum(dim=1)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, None, None, None]:
+        (source,) = ctx.saved_tensors
+        return grad.index_select(0, source), None, None, None
+
+
 def experts_forward(
     experts: torch.nn.Module,
     hidden: torch.Tensor,
@@ -158,26 +190,30 @@ def experts_forward(
     use_kernel: bool = True,
 ) -> torch.Tensor:
     """The experts' output [tokens, hidden] for routed `hidden` [tokens, hidden] (`top_k_index`/`top_k_weights`
-    [tokens, k]), with the low-rank terms of `adapters` (by fused parameter name) added to each expert projection."""
+    [tokens, k]), with the low-rank terms of `adapters` (by fused parameter name) added to each expert projection.
+
+    The routing weight multiplies the inner activations (before the down projection, which is linear: the same
+    result) rather than the output rows, a third as many elements on Qwen3-30B-A3B (768 against 2048 per row)."""
     tokens, chosen = top_k_index.shape
     flat = top_k_index.reshape(-1)
     order = torch.argsort(flat, stable=True)
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(order.numel(), device=order.device)
     # Counts by scatter-add rather than `bincount`, which reads its input's maximum on the host: no host sync, so a
     # decode step through here can be captured in a CUDA graph.
     counts = torch.zeros(experts.num_experts, dtype=torch.int64, device=flat.device).index_add_(0, flat, torch.ones_like(flat))
     offsets = counts.cumsum(0).to(torch.int32)
-    rows = hidden[order // chosen]
+    source = order // chosen
+    rows = _Dispatch.apply(hidden, source, inverse, chosen)
     transposed = bool(getattr(experts, "is_transposed", False))
     if experts.has_gate:
         projected = expert_projection(rows, experts.gate_up_proj, transposed, adapters.get("gate_up_proj", []), counts, offsets, use_kernel)
         inner = experts._apply_gate(projected)
     else:
         inner = experts.act_fn(expert_projection(rows, experts.up_proj, transposed, adapters.get("up_proj", []), counts, offsets, use_kernel))
+    inner = inner * top_k_weights.reshape(-1)[order].unsqueeze(-1).to(inner.dtype)
     output = expert_projection(inner, experts.down_proj, transposed, adapters.get("down_proj", []), counts, offsets, use_kernel)
-    output = output * top_k_weights.reshape(-1)[order].unsqueeze(-1).to(output.dtype)
-    unsorted = torch.empty_like(output)
-    unsorted[order] = output
-    return unsorted.view(tokens, chosen, -1).sum(dim=1).to(hidden.dtype)
+    return _Combine.apply(output, inverse, source, chosen).to(hidden.dtype)
 
 
 def wrapper_chain(outer: ParamWrapper) -> tuple[list[ParamWrapper], torch.nn.Module]:
