@@ -10,6 +10,8 @@
 # pip keeps the machine's own h11 and click where they satisfy uvicorn and takes ours only where they are missing.
 # Where pip may not write to the interpreter's environment (an externally managed one), it installs into
 # .device/python instead; put that on PYTHONPATH (the device scripts do, when it exists).
+# It also installs Liger Kernel (pinned in worker/requirements-gpu.txt; pure Python over the machine's Triton) where it
+# is missing: the worker's fused RMSNorm, rotary and SwiGLU kernels on CUDA (worker/trace_worker/fused_kernels.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wheels="${TRACE_WHEEL_DIR:-.device/wheels}"
@@ -17,12 +19,26 @@ packages=(uvicorn h11 click)
 
 pin() {
   local line
-  line="$(grep -E "^$1==" worker/requirements.txt)" || { echo "worker-wheels: no pin for $1 in worker/requirements.txt" >&2; exit 2; }
+  line="$(grep -h -E "^$1==" worker/requirements.txt worker/requirements-gpu.txt)" || { echo "worker-wheels: no pin for $1 in worker/requirements*.txt" >&2; exit 2; }
   echo "${line%%[[:space:]#]*}"
+}
+
+install_liger() {
+  local liger_pin
+  liger_pin="$(pin liger-kernel)"
+  if PYTHONPATH=".device/python${PYTHONPATH:+:$PYTHONPATH}" "$1" -c "import liger_kernel" 2>/dev/null; then return 0; fi
+  if ! ls "$wheels"/liger_kernel-"${liger_pin#liger-kernel==}"-*.whl >/dev/null 2>&1; then
+    echo "worker-wheels: no $liger_pin wheel in $wheels: the worker runs without fused kernels" >&2
+    return 0
+  fi
+  "$1" -m pip install --quiet --disable-pip-version-check --no-index --find-links "$wheels" --no-deps "$liger_pin" 2>/dev/null \
+    || "$1" -m pip install --quiet --disable-pip-version-check --no-index --find-links "$wheels" --no-deps --target .device/python "$liger_pin"
+  echo "worker-wheels: installed $liger_pin from $wheels"
 }
 
 if [ "${1:-download}" = install ]; then
   python="${2:-${PYTHON:-python3}}"
+  install_liger "$python"
   uvicorn_pin="$(pin uvicorn)"
   version="${uvicorn_pin#uvicorn==}"
   if PYTHONPATH=".device/python${PYTHONPATH:+:$PYTHONPATH}" "$python" -c "import sys, uvicorn; sys.exit(uvicorn.__version__ != '$version')" 2>/dev/null; then
@@ -47,7 +63,7 @@ fi
 python="${TRACE_PYTHON:-.venv/bin/python}"
 [ -x "$python" ] || python=python3
 mkdir -p "$wheels"
-for package in "${packages[@]}"; do
+for package in "${packages[@]}" liger-kernel; do
   "$python" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --no-deps --dest "$wheels" "$(pin "$package")"
 done
 ls -la "$wheels"

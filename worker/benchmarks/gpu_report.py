@@ -19,7 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.continuous_batching import serve, workload  # noqa: E402
-from trace_worker import expert_lora, fast_lora  # noqa: E402
+from trace_worker import expert_lora, fast_lora, fused_kernels  # noqa: E402
 from trace_worker.engine import Engine  # noqa: E402
 from trace_worker.model_shapes import lora_training_flops_per_token, random_model, shape_config  # noqa: E402
 from trace_worker.sampler import Sampler, SamplingRequest  # noqa: E402
@@ -120,8 +120,13 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         for parameter in engine.adapter("bench").parameters:
             parameter.grad = None
 
+    def ours_unfused(index: int) -> None:
+        with fused_kernels.stock(model):
+            ours(index)
+
     def plain(index: int) -> None:
-        with fast_lora.stock(peft_model), expert_lora.stock(peft_model):  # PEFT's own forwards, experts included
+        # PEFT's own forwards (experts included) and transformers' own norms, MLPs and rotary embedding
+        with fast_lora.stock(peft_model), expert_lora.stock(peft_model), fused_kernels.stock(model):
             plain_steps(index)
 
     def plain_checkpointed(index: int) -> None:
@@ -146,10 +151,13 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
 
     targets = ",".join(name.removesuffix("_proj") for name in created["target_modules"]) + (" (experts too)" if engine.expert_parameters else "")
     results: list[dict[str, Any]] = []
-    candidates = [("trace worker forward_backward", ours), ("plain transformers + peft loop", plain),
-                  ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed)]
+    fused = f" ({engine.fused_kernels} fused kernels)" if engine.fused_kernels else ""
+    candidates = [(f"trace worker forward_backward{fused}", ours), ("trace worker without fused kernels", ours_unfused),
+                  ("plain transformers + peft loop", plain), ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed)]
     for label, function in candidates:
         if label.startswith("plain loop + gradient") and not (results and results[-1]["tokens/s"] == "out of memory"):
+            continue
+        if label.startswith("trace worker without") and not engine.fused_kernels:
             continue
         try:
             function(0)  # warm-up
@@ -171,10 +179,11 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
             "shape": name, "method": label, "LoRA targets": targets, "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12,
             "MFU": rate * flops["total"] / peak, "peak GiB": memory,
         })
-    speeds = [row["tokens/s"] for row in results if isinstance(row["tokens/s"], float)]
-    if len(speeds) == 2 and isinstance(results[0]["tokens/s"], float):
-        results[0]["vs plain"] = speeds[0] / speeds[1]
-        next(row for row in results[1:] if isinstance(row["tokens/s"], float))["vs plain"] = 1.0
+    plain_rows = [row for row in results if row["method"].startswith("plain") and isinstance(row["tokens/s"], float)]
+    if plain_rows:
+        for row in results:
+            if isinstance(row["tokens/s"], float):
+                row["vs plain"] = row["tokens/s"] / plain_rows[0]["tokens/s"]
     del trainer, engine, model, peft_model
     gc.collect()
     if device.type == "cuda":
@@ -280,7 +289,7 @@ def main() -> int:
     training: list[dict[str, Any]] = []
     for name in arguments.train_shapes.split(",") if "training" in sections else []:
         training += training_benchmark(name, device, dtype, arguments.sequence, arguments.batch, arguments.steps, peak)
-        print(table(training[-2:]), flush=True)
+        print(table([row for row in training if row["shape"] == name]), flush=True)
     for row in training:
         if "MFU" in row:
             row["MFU"] = f"{row['MFU']:.1%}"

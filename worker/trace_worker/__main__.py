@@ -52,7 +52,7 @@ def _serve(arguments: argparse.Namespace) -> int:
             device = f"cuda:{local_rank}"
         distributed.init_process_group(backend="nccl" if use_cuda else "gloo")
         collective = TorchCollective()
-    engine = Engine(arguments.model, arguments.served_model_name, device, arguments.dtype, arguments.attention)
+    engine = Engine(arguments.model, arguments.served_model_name, device, arguments.dtype, arguments.attention, fused_kernels=not arguments.no_fused_kernels)
     application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes, arguments.file_root)
     application.trainer.micro_batch_tokens = arguments.micro_batch_tokens
     application.executor.max_batch_size = arguments.max_batch_size
@@ -129,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--file-root", default=None, help="refuse (403) file paths in requests outside this directory (adapters, states, merged checkpoints)")
     serve.add_argument("--max-batch-size", type=int, default=64, help="most chat requests decoded together")
     serve.add_argument("--no-cuda-graphs", action="store_true", help="decode eagerly (no captured CUDA graphs)")
+    serve.add_argument("--no-fused-kernels", action="store_true", help="keep transformers' own RMSNorm, rotary and SwiGLU forwards on CUDA (default: Liger's fused kernels where installed)")
     serve.add_argument("--static-batching", action="store_true", help="decode static waves (a request waits for the running batch to end) instead of continuous batching")
     serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")
     serve.set_defaults(run=_serve)

@@ -20,6 +20,7 @@ from safetensors.torch import save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from . import expert_lora, fast_lora
+from . import fused_kernels as fused_kernels_module
 from .decode_attention import use_grouped_decode_attention
 from .errors import BadRequest, Conflict, NotFound
 
@@ -89,6 +90,7 @@ class Engine:
         device: str = "auto",
         dtype: str = "auto",
         attention: str = "sdpa",
+        fused_kernels: bool = True,
     ) -> None:
         path = Path(model_path)
         if not (path / "config.json").is_file():
@@ -99,10 +101,12 @@ class Engine:
         self.dtype = resolve_dtype(dtype, self.device)
         tokenizer = AutoTokenizer.from_pretrained(path)
         base: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, dtype=self.dtype, attn_implementation=attention)
-        self._adopt(base.to(self.device), tokenizer)
+        self._adopt(base.to(self.device), tokenizer, fused_kernels)
 
     @classmethod
-    def from_model(cls, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, served_name: str, model_path: str | Path = ".") -> "Engine":
+    def from_model(
+        cls, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, served_name: str, model_path: str | Path = ".", fused_kernels: bool = True
+    ) -> "Engine":
         """An engine over a model already in memory (benchmarks build random-weight models this way)."""
         engine = cls.__new__(cls)
         engine.model_path = Path(model_path)
@@ -110,16 +114,22 @@ class Engine:
         parameter = next(base.parameters())
         engine.device = parameter.device
         engine.dtype = parameter.dtype
-        engine._adopt(base, tokenizer)
+        engine._adopt(base, tokenizer, fused_kernels)
         return engine
 
-    def _adopt(self, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> None:
+    def _adopt(self, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, fused_kernels: bool = True) -> None:
         if next(base.parameters()).device.type == "cuda":
             # LoRA weights stay fp32 beside a bf16 base (PEFT's default); TF32 runs their matmuls on tensor cores.
             torch.backends.cuda.matmul.allow_tf32 = True
         self.tokenizer = tokenizer
         if next(base.parameters()).device.type == "cpu":
             use_grouped_decode_attention(base)
+        #: The fused kernels in use (Liger's on CUDA where installed), or None.
+        self.fused_kernels: str | None = None
+        if fused_kernels and next(base.parameters()).device.type == "cuda":
+            kernels = fused_kernels_module.liger()
+            if kernels is not None and fused_kernels_module.install(base, kernels):
+                self.fused_kernels = kernels.name
         base.eval()
         for parameter in base.parameters():
             parameter.requires_grad_(False)

@@ -140,6 +140,7 @@ class WorkerApplication:
             "device": str(self.engine.device),
             "dtype": str(self.engine.dtype).replace("torch.", ""),
             "world_size": self.collective.world_size,
+            "fused_kernels": self.engine.fused_kernels,
             "sampling_batches": self.executor.sampling_batches,
             "largest_batch": self.executor.largest_batch,
             "decode_steps": self.executor.decode_steps,

@@ -1,0 +1,124 @@
+"""Fused GPU kernels for the layers around the matrix products, from Liger Kernel (Triton; optional: used on CUDA when
+the `liger_kernel` package is installed, see `worker/requirements-gpu.txt`).
+
+An eager training step of a Qwen3 model spends much of its GPU time in elementwise passes that carry no FLOPs: every
+RMSNorm (four per layer, computed in fp32) runs about a dozen kernels forward and backward, rotary embeddings another
+dozen, SwiGLU three. On an H200 these were about a quarter of a Qwen3-30B-A3B LoRA step. Liger's kernels do each in
+one pass. They are put on module instances (RMSNorm and dense MLP forwards) and on the modeling module's
+`apply_rotary_pos_emb`, the way `fast_lora` puts its forward on LoRA layers, so saved checkpoints and adapters keep
+their names, and `stock` runs the model with transformers' own forwards (the benchmark's plain loop). Models other
+than Qwen3 and Qwen3-MoE are left alone.
+
+The kernels are passed in (`Kernels`): `liger()` loads Liger's; tests on a CPU pass plain-torch stand-ins to check the
+wiring, and a CUDA test checks Liger's own against transformers'."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import torch
+
+log = logging.getLogger("trace_worker")
+
+MARK = "_trace_fused_kernel"
+
+#: The modeling modules whose `apply_rotary_pos_emb` is replaced, by model type.
+_MODELING_MODULES = {"qwen3": "transformers.models.qwen3.modeling_qwen3", "qwen3_moe": "transformers.models.qwen3_moe.modeling_qwen3_moe"}
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """`rms_norm(x, weight, eps)`, `rope(q, k, cos, sin)` → (q, k), `swiglu(gate, up)` = silu(gate)·up."""
+
+    rms_norm: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]
+    rope: Callable[..., tuple[torch.Tensor, torch.Tensor]]
+    swiglu: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    name: str
+
+
+def liger() -> Kernels | None:
+    """Liger Kernel's fused RMSNorm, rotary embedding and SwiGLU, or None where it is not installed."""
+    try:
+        functional = importlib.import_module("liger_kernel.transformers.functional")
+    except Exception as error:  # not installed, or no Triton
+        log.info("fused kernels off: liger_kernel is not importable (%s)", error)
+        return None
+
+    def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        # "llama" casting: normalise in fp32, cast back, then scale (what Qwen3RMSNorm computes)
+        return functional.liger_rms_norm(x, weight, eps, 0.0, "llama", False)
+
+    return Kernels(rms_norm=rms_norm, rope=functional.liger_rope, swiglu=functional.liger_swiglu, name="liger")
+
+
+def _norm_forward(self: torch.nn.Module, hidden_states: torch.Tensor) -> torch.Tensor:
+    kernels: Kernels = getattr(self, MARK)
+    return kernels.rms_norm(hidden_states, self.weight, self.variance_epsilon)
+
+
+def _mlp_forward(self: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    kernels: Kernels = getattr(self, MARK)
+    return self.down_proj(kernels.swiglu(self.gate_proj(x), self.up_proj(x)))
+
+
+def _targets(model: torch.nn.Module) -> list[tuple[torch.nn.Module, Callable[..., Any]]]:
+    found: list[tuple[torch.nn.Module, Callable[..., Any]]] = []
+    for module in model.modules():
+        kind = type(module).__name__
+        if kind in ("Qwen3RMSNorm", "Qwen3MoeRMSNorm") and isinstance(getattr(module, "weight", None), torch.Tensor):
+            found.append((module, _norm_forward))
+        elif kind in ("Qwen3MLP", "Qwen3MoeMLP") and getattr(getattr(module, "config", None), "hidden_act", "silu") in ("silu", "swish"):
+            found.append((module, _mlp_forward))
+    return found
+
+
+def install(model: torch.nn.Module, kernels: Kernels) -> int:
+    """Puts the fused kernels on `model` (a Qwen3 or Qwen3-MoE model, or a PEFT wrapper of one); returns how many
+    modules were changed (0 for other models)."""
+    model_type = getattr(getattr(model, "config", None), "model_type", None)
+    modeling_name = _MODELING_MODULES.get(str(model_type))
+    if modeling_name is None:
+        return 0
+    modeling = importlib.import_module(modeling_name)
+    if not hasattr(modeling, "_trace_stock_rotary"):
+        modeling._trace_stock_rotary = modeling.apply_rotary_pos_emb  # type: ignore[attr-defined]
+    rope = kernels.rope
+
+    def apply_rotary_pos_emb(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, unsqueeze_dim: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+        return rope(q, k, cos, sin, None, unsqueeze_dim)
+
+    modeling.apply_rotary_pos_emb = apply_rotary_pos_emb
+    changed = 0
+    for module, forward in _targets(model):
+        if getattr(module, MARK, None) is None:
+            module.forward = types.MethodType(forward, module)  # type: ignore[method-assign]
+            changed += 1
+        setattr(module, MARK, kernels)
+    model._trace_fused_kernels = kernels  # type: ignore[assignment]
+    return changed
+
+
+@contextlib.contextmanager
+def stock(model: torch.nn.Module) -> Iterator[None]:
+    """Runs `model` with transformers' own norm, MLP and rotary forwards, then puts the fused kernels back."""
+    kernels: Kernels | None = getattr(model, "_trace_fused_kernels", None)
+    if kernels is None:
+        yield
+        return
+    modeling = importlib.import_module(_MODELING_MODULES[str(model.config.model_type)])
+    patched = [module for module, _forward in _targets(model) if getattr(module, MARK, None) is not None]
+    for module in patched:
+        del module.forward
+        setattr(module, MARK, None)
+    fused_rotary = modeling.apply_rotary_pos_emb
+    modeling.apply_rotary_pos_emb = modeling._trace_stock_rotary
+    try:
+        yield
+    finally:
+        modeling.apply_rotary_pos_emb = fused_rotary
+        install(model, kernels)
