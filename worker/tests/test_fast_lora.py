@@ -1,11 +1,23 @@
+from pathlib import Path
+
 import torch
 from peft import LoraConfig, get_peft_model
 
-from trace_worker import fast_lora
+from trace_worker import fast_lora, fused_kernels
 from trace_worker.engine import Engine
 
+from .conftest import DEVICE, DTYPE
 
-def test_lean_lora_forward_and_gradients_equal_peft(engine: Engine) -> None:
+
+def test_lean_lora_forward_and_gradients_equal_peft(tiny_checkpoint: Path) -> None:
+    """The lean LoRA forward alone: transformers' own norms, MLPs and rotary embedding (no fused kernels on CUDA)."""
+    torch.manual_seed(0)
+    engine = Engine(tiny_checkpoint, device=DEVICE, dtype=DTYPE, fused_kernels=False)
+    with fused_kernels.stock(engine.base):
+        check_lean_forward(engine)
+
+
+def check_lean_forward(engine: Engine) -> None:
     model = get_peft_model(engine.base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "down_proj"]), adapter_name="first")
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():

@@ -54,7 +54,9 @@ def test_fused_kernels_replace_norms_mlps_and_rotary_without_changing_anything(t
     trainer = Trainer(engine)
     trainer.create_adapter({"name": "f", "rank": 4})
     names = sorted(engine.base.state_dict())
-    expected, expected_grads = forward_backward(trainer)
+    with fused_kernels.stock(engine.base):  # transformers' own rotary, also where another engine installed Liger's
+        expected, expected_grads = forward_backward(trainer)
+    stock_rotary = modeling_qwen3.apply_rotary_pos_emb
     calls = {"rms_norm": 0, "rope": 0, "swiglu": 0}
     layers = engine.base.config.num_hidden_layers
     try:
@@ -65,7 +67,7 @@ def test_fused_kernels_replace_norms_mlps_and_rotary_without_changing_anything(t
         assert max(abs(a - b) for a, b in zip(actual, expected)) < tolerance()
         assert grads.keys() == expected_grads.keys()
         for name, grad in grads.items():
-            assert torch.allclose(grad, expected_grads[name], rtol=1e-4, atol=1e-6), name
+            assert_close_gradients(grad, expected_grads[name], name)
         assert sorted(engine.base.state_dict()) == names  # checkpoints and adapters keep their names
         with fused_kernels.stock(engine.base):
             before = dict(calls)
@@ -74,7 +76,7 @@ def test_fused_kernels_replace_norms_mlps_and_rotary_without_changing_anything(t
         forward_backward(trainer)
         assert calls["rope"] == 2 * layers  # back on after `stock`
     finally:
-        modeling_qwen3.apply_rotary_pos_emb = modeling_qwen3._trace_stock_rotary  # type: ignore[attr-defined]
+        modeling_qwen3.apply_rotary_pos_emb = stock_rotary  # as it was before this test (another engine's fused one on CUDA)
 
 
 @pytest.mark.skipif(not DEVICE.startswith("cuda") or importlib.util.find_spec("liger_kernel") is None, reason="Liger's kernels need CUDA and liger-kernel")
@@ -90,6 +92,10 @@ def test_liger_kernels_give_transformers_logprobs_and_gradients(checkpoint: str,
         plain, plain_grads = forward_backward(trainer)
     assert max(abs(a - b) for a, b in zip(fused, plain)) < tolerance(max(abs(value) for value in plain))
     for name, grad in fused_grads.items():
-        scale = float(plain_grads[name].abs().max()) or 1.0
-        limit = 0.1 if low_precision() else 1e-4
-        assert float((grad - plain_grads[name]).abs().max()) / scale < limit, name
+        assert_close_gradients(grad, plain_grads[name], name)
+
+
+def assert_close_gradients(actual: torch.Tensor, expected: torch.Tensor, name: str) -> None:
+    """Within 1e-4 of the largest entry in fp32; 10% in bf16 (rounding of 8-bit mantissas through the layers)."""
+    scale = float(expected.abs().max()) or 1.0
+    assert float((actual - expected).abs().max()) / scale < (0.1 if low_precision() else 1e-4), name

@@ -6,8 +6,9 @@ RMSNorm (four per layer, computed in fp32) runs about a dozen kernels forward an
 dozen, SwiGLU three. On an H200 these were about a quarter of a Qwen3-30B-A3B LoRA step. Liger's kernels do each in
 one pass. They are put on module instances (RMSNorm and dense MLP forwards) and on the modeling module's
 `apply_rotary_pos_emb`, the way `fast_lora` puts its forward on LoRA layers, so saved checkpoints and adapters keep
-their names, and `stock` runs the model with transformers' own forwards (the benchmark's plain loop). Models other
-than Qwen3 and Qwen3-MoE are left alone.
+their names, and `stock` runs the model with transformers' own forwards (the benchmark's plain loop). The rotary
+function is shared by every model of that type in the process: once installed, Qwen3 models on CUDA use the fused one
+and models on other devices keep transformers'. Models other than Qwen3 and Qwen3-MoE are left alone.
 
 The kernels are passed in (`Kernels`): `liger()` loads Liger's; tests on a CPU pass plain-torch stand-ins to check the
 wiring, and a CUDA test checks Liger's own against transformers'."""
@@ -87,9 +88,12 @@ def install(model: torch.nn.Module, kernels: Kernels) -> int:
     modeling = importlib.import_module(modeling_name)
     if not hasattr(modeling, "_trace_stock_rotary"):
         modeling._trace_stock_rotary = modeling.apply_rotary_pos_emb  # type: ignore[attr-defined]
-    rope = kernels.rope
+    rope, stock_rotary, cuda_only = kernels.rope, modeling._trace_stock_rotary, kernels.name == "liger"
 
     def apply_rotary_pos_emb(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, unsqueeze_dim: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+        # The modeling module is shared by every model of its type in the process: one on the CPU keeps transformers'.
+        if cuda_only and q.device.type != "cuda":
+            return stock_rotary(q, k, cos, sin, unsqueeze_dim)  # type: ignore[no-any-return]
         return rope(q, k, cos, sin, None, unsqueeze_dim)
 
     modeling.apply_rotary_pos_emb = apply_rotary_pos_emb
@@ -105,20 +109,22 @@ def install(model: torch.nn.Module, kernels: Kernels) -> int:
 
 @contextlib.contextmanager
 def stock(model: torch.nn.Module) -> Iterator[None]:
-    """Runs `model` with transformers' own norm, MLP and rotary forwards, then puts the fused kernels back."""
+    """Runs `model` with transformers' own norm, MLP and rotary forwards (the rotary one also where another model in
+    the process put the fused one on the shared modeling module), then puts everything back."""
     kernels: Kernels | None = getattr(model, "_trace_fused_kernels", None)
-    if kernels is None:
-        yield
-        return
-    modeling = importlib.import_module(_MODELING_MODULES[str(model.config.model_type)])
+    modeling_name = _MODELING_MODULES.get(str(getattr(getattr(model, "config", None), "model_type", None)))
+    modeling = importlib.import_module(modeling_name) if modeling_name else None
     patched = [module for module, _forward in _targets(model) if getattr(module, MARK, None) is not None]
     for module in patched:
         del module.forward
         setattr(module, MARK, None)
-    fused_rotary = modeling.apply_rotary_pos_emb
-    modeling.apply_rotary_pos_emb = modeling._trace_stock_rotary
+    current_rotary = getattr(modeling, "apply_rotary_pos_emb", None)
+    if modeling is not None and hasattr(modeling, "_trace_stock_rotary"):
+        modeling.apply_rotary_pos_emb = modeling._trace_stock_rotary
     try:
         yield
     finally:
-        modeling.apply_rotary_pos_emb = fused_rotary
-        install(model, kernels)
+        if modeling is not None:
+            modeling.apply_rotary_pos_emb = current_rotary
+        if kernels is not None:
+            install(model, kernels)
