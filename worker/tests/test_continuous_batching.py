@@ -184,6 +184,32 @@ def test_the_executor_lets_a_short_request_overtake_and_holds_calls_between_comp
         executor.stop()
 
 
+def test_paced_joins_wait_for_as_much_decoding_as_the_last_prefill_took(engine: Engine) -> None:
+    """With `pace_joins` (the default on CUDA) a request arriving while rows decode waits until as much decoding time has
+    passed as the last prefill took: a prefill taken to have lasted an hour keeps it out until the wave ends. Without
+    pacing (the default on CPU) it joins at the next step (the overtaking test above)."""
+    engine.stop_token_ids = []
+    default = EngineExecutor(Sampler(engine, cuda_graphs=False))
+    default.stop()
+    assert default.pace_joins == (engine.device.type == "cuda")
+    executor = EngineExecutor(Sampler(engine, cuda_graphs=False), batch_wait=0, pace_joins=True)
+    try:
+        finished: list[str] = []
+        long_thread = threading.Thread(target=lambda: (executor.sample(ask(20, 17, 200, seed=1)), finished.append("long")))
+        long_thread.start()
+        deadline = time.time() + 30
+        while executor.sampler.running == 0 and time.time() < deadline:
+            time.sleep(0.001)
+        executor._last_prefill_seconds = 3600.0
+        executor.sample(ask(40, 5, 2, seed=2))
+        finished.append("short")
+        long_thread.join()
+        assert finished == ["long", "short"]
+        assert executor.largest_batch == 1
+    finally:
+        executor.stop()
+
+
 def test_static_waves_are_the_baseline(engine: Engine) -> None:
     """continuous=False admits a wave only when the last one ended: a short request waits for the long one."""
     executor = EngineExecutor(Sampler(engine, cuda_graphs=False), batch_wait=0, continuous=False)

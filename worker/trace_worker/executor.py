@@ -30,17 +30,22 @@ class EngineExecutor:
     that arrives while nothing runs waits up to `batch_wait` seconds for others to prefill with it. `continuous=False`
     decodes static waves instead (a wave is admitted only when the last one ended): the baseline of the benchmark.
 
-    While rows decode, joins are paced so that prefills take about half the engine's time at most: after a prefill of
-    d seconds the next waits until d seconds of decoding have passed, and takes every request queued by then in one
-    prefill. On a GPU a small prefill costs about as much host time as a large one (≈25 ms for a Qwen3-0.6B shape)
-    while a captured decode step costs a few milliseconds, so admitting each arrival on its own next step would spend
-    the engine on prefills; static waves then came out ahead (7.8 s against 11 s on the mixed workload, H200)."""
+    On CUDA (`pace_joins`, by default where the model is on a GPU), joins are paced while rows decode, so that
+    prefills take about half the engine's time at most: after a prefill of d seconds the next waits until d seconds of
+    decoding have passed, and takes every request queued by then in one prefill. On a GPU a small prefill costs about
+    as much host time as a large one (≈25 ms for a Qwen3-0.6B shape) while a captured decode step costs a few
+    milliseconds, so admitting each arrival on its own next step would spend the engine on prefills; static waves then
+    came out ahead (7.8 s against 11 s on the mixed workload, H200). On a CPU a prefill's cost grows with its tokens,
+    so batching joins saves little and pacing would only delay them."""
 
-    def __init__(self, sampler: Sampler, max_batch_size: int = 64, batch_wait: float = 0.005, continuous: bool = True) -> None:
+    def __init__(
+        self, sampler: Sampler, max_batch_size: int = 64, batch_wait: float = 0.005, continuous: bool = True, pace_joins: bool | None = None
+    ) -> None:
         self.sampler = sampler
         self.max_batch_size = max_batch_size
         self.batch_wait = batch_wait
         self.continuous = continuous
+        self.pace_joins = sampler.engine.device.type == "cuda" if pace_joins is None else pace_joins
         self._last_prefill_seconds = 0.0
         self._last_prefill_end = 0.0
         self._queue: deque[_Job] = deque()
@@ -90,7 +95,7 @@ class EngineExecutor:
         with self._condition:
             if not self.continuous and self.sampler.running > 0:
                 return taken
-            if self.sampler.running > 0 and time.perf_counter() - self._last_prefill_end < self._last_prefill_seconds:
+            if self.pace_joins and self.sampler.running > 0 and time.perf_counter() - self._last_prefill_end < self._last_prefill_seconds:
                 return taken  # paced: decode for as long as the last prefill took before the next one
             free = self.max_batch_size - self.sampler.running
             kept: deque[_Job] = deque()
