@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
+from typing import Callable
 
 import pytest
 import torch
@@ -184,6 +185,24 @@ def test_the_executor_lets_a_short_request_overtake_and_holds_calls_between_comp
         executor.stop()
 
 
+def finishing_order(executor: EngineExecutor, while_long_decodes: Callable[[], None] = lambda: None) -> list[str]:
+    """Starts a long request, runs `while_long_decodes` once it decodes, then samples a short one; the order they finish."""
+    try:
+        finished: list[str] = []
+        long_thread = threading.Thread(target=lambda: (executor.sample(ask(20, 17, 200, seed=1)), finished.append("long")))
+        long_thread.start()
+        deadline = time.time() + 30
+        while executor.sampler.running == 0 and time.time() < deadline:
+            time.sleep(0.001)
+        while_long_decodes()
+        executor.sample(ask(40, 5, 2, seed=2))
+        finished.append("short")
+        long_thread.join()
+        return finished
+    finally:
+        executor.stop()
+
+
 def test_paced_joins_wait_for_as_much_decoding_as_the_last_prefill_took(engine: Engine) -> None:
     """With `pace_joins` (the default on CUDA) a request arriving while rows decode waits until as much decoding time has
     passed as the last prefill took: a prefill taken to have lasted an hour keeps it out until the wave ends. Without
@@ -193,40 +212,18 @@ def test_paced_joins_wait_for_as_much_decoding_as_the_last_prefill_took(engine: 
     default.stop()
     assert default.pace_joins == (engine.device.type == "cuda")
     executor = EngineExecutor(Sampler(engine, cuda_graphs=False), batch_wait=0, pace_joins=True)
-    try:
-        finished: list[str] = []
-        long_thread = threading.Thread(target=lambda: (executor.sample(ask(20, 17, 200, seed=1)), finished.append("long")))
-        long_thread.start()
-        deadline = time.time() + 30
-        while executor.sampler.running == 0 and time.time() < deadline:
-            time.sleep(0.001)
+
+    def slow_last_prefill() -> None:
         executor._last_prefill_seconds = 3600.0
-        executor.sample(ask(40, 5, 2, seed=2))
-        finished.append("short")
-        long_thread.join()
-        assert finished == ["long", "short"]
-        assert executor.largest_batch == 1
-    finally:
-        executor.stop()
+
+    assert finishing_order(executor, slow_last_prefill) == ["long", "short"]
+    assert executor.largest_batch == 1
 
 
 def test_static_waves_are_the_baseline(engine: Engine) -> None:
     """continuous=False admits a wave only when the last one ended: a short request waits for the long one."""
-    executor = EngineExecutor(Sampler(engine, cuda_graphs=False), batch_wait=0, continuous=False)
     engine.stop_token_ids = []
-    try:
-        finished: list[str] = []
-        long_thread = threading.Thread(target=lambda: (executor.sample(ask(20, 17, 200, seed=1)), finished.append("long")))
-        long_thread.start()
-        deadline = time.time() + 30
-        while executor.sampler.running == 0 and time.time() < deadline:
-            time.sleep(0.001)
-        executor.sample(ask(40, 5, 2, seed=2))
-        finished.append("short")
-        long_thread.join()
-        assert finished == ["long", "short"]
-    finally:
-        executor.stop()
+    assert finishing_order(EngineExecutor(Sampler(engine, cuda_graphs=False), batch_wait=0, continuous=False)) == ["long", "short"]
 
 
 def test_a_seeded_sample_does_not_depend_on_when_it_joined() -> None:
