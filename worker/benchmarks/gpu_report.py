@@ -152,12 +152,19 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
     targets = ",".join(name.removesuffix("_proj") for name in created["target_modules"]) + (" (experts too)" if engine.expert_parameters else "")
     results: list[dict[str, Any]] = []
     fused = f" ({engine.fused_kernels} fused kernels)" if engine.fused_kernels else ""
-    candidates = [(f"trace worker forward_backward{fused}", ours), ("trace worker without fused kernels", ours_unfused),
-                  ("plain transformers + peft loop", plain), ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed)]
-    for label, function in candidates:
-        if label.startswith("plain loop + gradient") and not (results and results[-1]["tokens/s"] == "out of memory"):
-            continue
-        if label.startswith("trace worker without") and not engine.fused_kernels:
+    def plain_ran_out() -> bool:
+        return bool(results) and results[-1]["tokens/s"] == "out of memory"
+
+    # (label, function, whether it runs): the unfused row only where kernels are fused, the checkpointed plain loop
+    # only where the plain one ran out of memory.
+    candidates: list[tuple[str, Callable[[int], None], Callable[[], bool]]] = [
+        (f"trace worker forward_backward{fused}", ours, lambda: True),
+        ("trace worker without fused kernels", ours_unfused, lambda: engine.fused_kernels is not None),
+        ("plain transformers + peft loop", plain, lambda: True),
+        ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed, plain_ran_out),
+    ]
+    for label, function, wanted in candidates:
+        if not wanted():
             continue
         try:
             function(0)  # warm-up

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import torch
+from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -23,11 +24,9 @@ from trace_worker.trainer import Trainer  # noqa: E402
 
 
 def busy_seconds(trace: profile) -> float:
-    """Seconds the GPU ran kernels (self device time of every operator; overlapping streams are not separated)."""
-    total = 0.0
-    for event in trace.key_averages():
-        total += getattr(event, "self_device_time_total", getattr(event, "self_cuda_time_total", 0.0))
-    return total / 1e6
+    """Seconds the GPU ran kernels: the self time of the CUDA (kernel) events only, as the profiler's own "Self CUDA
+    time total" counts it (operators carry their kernels' time too, so summing every row counts it twice)."""
+    return sum(event.self_device_time_total for event in trace.key_averages() if event.device_type == DeviceType.CUDA and not event.is_user_annotation) / 1e6
 
 
 def show(trace: profile, sort_by: str, rows: int = 30) -> None:

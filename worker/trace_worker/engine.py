@@ -118,15 +118,16 @@ class Engine:
         return engine
 
     def _adopt(self, base: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, fused_kernels: bool = True) -> None:
-        if next(base.parameters()).device.type == "cuda":
+        device_type = next(base.parameters()).device.type
+        if device_type == "cuda":
             # LoRA weights stay fp32 beside a bf16 base (PEFT's default); TF32 runs their matmuls on tensor cores.
             torch.backends.cuda.matmul.allow_tf32 = True
         self.tokenizer = tokenizer
-        if next(base.parameters()).device.type == "cpu":
+        if device_type == "cpu":
             use_grouped_decode_attention(base)
         #: The fused kernels in use (Liger's on CUDA where installed), or None.
         self.fused_kernels: str | None = None
-        if fused_kernels and next(base.parameters()).device.type == "cuda":
+        if fused_kernels and device_type == "cuda":
             kernels = fused_kernels_module.liger()
             if kernels is not None and fused_kernels_module.install(base, kernels):
                 self.fused_kernels = kernels.name

@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from . import fast_lora
+
 log = logging.getLogger("trace_worker")
 
 MARK = "_trace_fused_kernel"
@@ -40,6 +42,8 @@ class Kernels:
     rope: Callable[..., tuple[torch.Tensor, torch.Tensor]]
     swiglu: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     name: str
+    #: The only device type the kernels run on (None: any); tensors elsewhere keep transformers' forwards.
+    device_type: str | None = None
 
 
 def liger() -> Kernels | None:
@@ -54,7 +58,7 @@ def liger() -> Kernels | None:
         # "llama" casting: normalise in fp32, cast back, then scale (what Qwen3RMSNorm computes)
         return functional.liger_rms_norm(x, weight, eps, 0.0, "llama", False)
 
-    return Kernels(rms_norm=rms_norm, rope=functional.liger_rope, swiglu=functional.liger_swiglu, name="liger")
+    return Kernels(rms_norm=rms_norm, rope=functional.liger_rope, swiglu=functional.liger_swiglu, name="liger", device_type="cuda")
 
 
 def _norm_forward(self: torch.nn.Module, hidden_states: torch.Tensor) -> torch.Tensor:
@@ -78,28 +82,33 @@ def _targets(model: torch.nn.Module) -> list[tuple[torch.nn.Module, Callable[...
     return found
 
 
+def _modeling(model: torch.nn.Module) -> types.ModuleType | None:
+    """The transformers modeling module of `model`'s type, where the fused kernels apply (else None)."""
+    name = _MODELING_MODULES.get(str(getattr(getattr(model, "config", None), "model_type", None)))
+    return importlib.import_module(name) if name is not None else None
+
+
 def install(model: torch.nn.Module, kernels: Kernels) -> int:
     """Puts the fused kernels on `model` (a Qwen3 or Qwen3-MoE model, or a PEFT wrapper of one); returns how many
     modules were changed (0 for other models)."""
-    model_type = getattr(getattr(model, "config", None), "model_type", None)
-    modeling_name = _MODELING_MODULES.get(str(model_type))
-    if modeling_name is None:
+    modeling = _modeling(model)
+    if modeling is None:
         return 0
-    modeling = importlib.import_module(modeling_name)
     if not hasattr(modeling, "_trace_stock_rotary"):
         modeling._trace_stock_rotary = modeling.apply_rotary_pos_emb  # type: ignore[attr-defined]
-    rope, stock_rotary, cuda_only = kernels.rope, modeling._trace_stock_rotary, kernels.name == "liger"
+    rope, stock_rotary, device_type = kernels.rope, modeling._trace_stock_rotary, kernels.device_type
 
     def apply_rotary_pos_emb(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, unsqueeze_dim: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
-        # The modeling module is shared by every model of its type in the process: one on the CPU keeps transformers'.
-        if cuda_only and q.device.type != "cuda":
+        # The modeling module is shared by every model of its type in the process: one on another device keeps
+        # transformers' rotary embedding.
+        if device_type is not None and q.device.type != device_type:
             return stock_rotary(q, k, cos, sin, unsqueeze_dim)  # type: ignore[no-any-return]
         return rope(q, k, cos, sin, None, unsqueeze_dim)
 
     modeling.apply_rotary_pos_emb = apply_rotary_pos_emb
     changed = 0
     for module, forward in _targets(model):
-        if getattr(module, MARK, None) is None:
+        if not getattr(module, MARK, None):
             module.forward = types.MethodType(forward, module)  # type: ignore[method-assign]
             changed += 1
         setattr(module, MARK, kernels)
@@ -112,19 +121,13 @@ def stock(model: torch.nn.Module) -> Iterator[None]:
     """Runs `model` with transformers' own norm, MLP and rotary forwards (the rotary one also where another model in
     the process put the fused one on the shared modeling module), then puts everything back."""
     kernels: Kernels | None = getattr(model, "_trace_fused_kernels", None)
-    modeling_name = _MODELING_MODULES.get(str(getattr(getattr(model, "config", None), "model_type", None)))
-    modeling = importlib.import_module(modeling_name) if modeling_name else None
-    patched = [module for module, _forward in _targets(model) if getattr(module, MARK, None) is not None]
-    for module in patched:
-        del module.forward
-        setattr(module, MARK, None)
-    current_rotary = getattr(modeling, "apply_rotary_pos_emb", None)
+    modeling = _modeling(model)
+    rotary = getattr(modeling, "apply_rotary_pos_emb", None)
     if modeling is not None and hasattr(modeling, "_trace_stock_rotary"):
         modeling.apply_rotary_pos_emb = modeling._trace_stock_rotary
     try:
-        yield
+        with fast_lora.stock_forwards(model, MARK, lambda patched: install(patched, kernels) if kernels is not None else 0):
+            yield
     finally:
         if modeling is not None:
-            modeling.apply_rotary_pos_emb = current_rotary
-        if kernels is not None:
-            install(model, kernels)
+            modeling.apply_rotary_pos_emb = rotary
