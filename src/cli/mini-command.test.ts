@@ -44,7 +44,7 @@ const config = {
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
-  compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16 } },
+  compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16, proposalsPerRound: 2 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {

@@ -72,7 +72,7 @@ test("model.sft: a schedule given in part decays by a cosine to 10% after no war
   assert.deepEqual([config.model.sft?.practiceShare, config.model.sft?.shuffle], [0.3, false]);
   assert.equal(parsePipelineConfig({ ...minimal, model: { sft: {} } }, "c.json").model.sft?.schedule, undefined, "no schedule: a constant rate");
   assert.throws(() => parsePipelineConfig({ ...minimal, model: { sft: { practiceShare: 1 } } }, "c.json"), /model\.sft\.practiceShare/);
-  assert.deepEqual(config.compare?.gepa, { minibatchSize: 3, reflectionMaxTokens: 512 });
+  assert.deepEqual(config.compare?.gepa, { minibatchSize: 3, reflectionMaxTokens: 512, proposalsPerRound: 1 });
 });
 
 test("model.initTiny.tieEmbeddings is a boolean", () => {

@@ -46,11 +46,15 @@ export const compareConfigSchema = z
     /** SFT baseline settings. */
     sft: z.strictObject({ epochs: positiveInteger.default(2), batchSize: positiveInteger.default(8), learningRate: z.number().positive().default(1e-4) }).prefault({}),
     /**
-     * GEPA baseline settings: training tasks per reflective minibatch [3, gepa's default], and the reflection reply's
-     * token limit [512]. Each iteration evaluates the minibatch twice and waits for one reflection, one after another,
-     * so at a budget of thousands of episodes a minibatch of 3 means hundreds of sequential reflections.
+     * GEPA baseline settings: training tasks per reflective minibatch [3, gepa's default], the reflection reply's
+     * token limit [512], and reflective mutations run at once [1, gepa's sequential loop]. Each iteration evaluates the
+     * minibatch twice and waits for one reflection, one after another, so at a budget of thousands of episodes a
+     * minibatch of 3 means hundreds of sequential reflections; `proposalsPerRound` lanes share each of those waits (each
+     * lane starts from the pool as its round found it).
      */
-    gepa: z.strictObject({ minibatchSize: positiveInteger.default(3), reflectionMaxTokens: positiveInteger.default(512) }).prefault({}),
+    gepa: z
+      .strictObject({ minibatchSize: positiveInteger.default(3), reflectionMaxTokens: positiveInteger.default(512), proposalsPerRound: positiveInteger.default(1) })
+      .prefault({}),
   });
 
 /** A named OpenAI-compatible endpoint; its API key is read from the environment variable `apiKeyEnv`, never stored. */

@@ -123,3 +123,58 @@ test("with a shared rollout ledger GEPA charges its evaluations as selection and
   assert.deepEqual(ledger.summary().byCategory, { training: 10, calibration: 0, selection: result.budget.used });
   assert.ok(ledger.remaining() < 3, `stopped with ${ledger.remaining()} episodes left, less than a minibatch`);
 });
+
+test("proposals of a round run at once, take every shared decision in lane order, and keep to the budget", async () => {
+  const run = async (laterFinishFirst: boolean) => {
+    const log: number[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const rules = ruleEvaluator(log);
+    const evaluate = async (candidate: Candidate, instances: readonly number[]) => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // Calls of a round finish in start order in one run and in reverse order in the other.
+      const rank = Math.min(inFlight, 9);
+      await new Promise((resolve) => setTimeout(resolve, laterFinishFirst ? 30 - 3 * rank : 3 * rank));
+      inFlight -= 1;
+      return rules(candidate, instances);
+    };
+    const result = await runGepa({
+      seedCandidate: { tool_use: "Use tools.", answers: "" },
+      trainingSet: [0, 1, 2, 3, 4, 5, 6, 7, 8],
+      validationSet: [0, 1, 2, 3],
+      evaluate,
+      propose: addMissingRule,
+      budget: 57,
+      seed: 5,
+      proposalsPerRound: 3,
+    });
+    return { result, log, mostInFlight };
+  };
+  const first = await run(true);
+  const second = await run(false);
+  const { result, log } = first;
+  assert.equal(first.mostInFlight, 3);
+  // Round 1: the seed's validation (4), three parents' minibatches (3 each), then three children's (3 each).
+  assert.deepEqual(log.slice(0, 7).map((batch) => batch.length), [4, 3, 3, 3, 3, 3, 3]);
+  assert.deepEqual(result.iterations.map((record) => record.iteration), result.iterations.map((_, index) => index));
+  assert.ok(result.iterations.filter((record) => record.iteration < 3).every((record) => record.parents[0] === 0), "the first round's lanes all start from the seed");
+  assert.ok(result.iterations.some((record) => record.added !== undefined && record.iteration < 3));
+  assert.ok(result.budget.used <= 57);
+  assert.equal(result.budget.used, log.flat().length);
+  assert.ok(result.bestScore > result.pool[0]!.meanScore);
+  // The same run with its evaluations finishing in the other order gives the same pool and records.
+  assert.deepEqual(second.result.iterations, result.iterations);
+  assert.deepEqual(second.result.pool, result.pool);
+});
+
+test("a round starts no further lane whose child's minibatch could not fit", async () => {
+  const log: number[][] = [];
+  // Seed validation 4, then 14 left: lane 0 (parent 3 + child 3) and lane 1 (3 + 3) fit in 12; a third lane would
+  // need 18 and does not start.
+  const result = await runGepa({ seedCandidate: { tool_use: "" }, trainingSet: [0, 1, 2, 3, 4, 5], validationSet: [0, 1, 2, 3], evaluate: ruleEvaluator(log), propose: addMissingRule, budget: 18, proposalsPerRound: 3 });
+  assert.deepEqual(log.slice(0, 3).map((batch) => batch.length), [4, 3, 3]);
+  assert.equal(result.iterations.filter((record) => record.iteration === 0 || record.iteration === 1).length, 2);
+  assert.ok(result.iterations.every((record) => record.note !== "no budget left for the child's minibatch"), JSON.stringify(result.iterations));
+  assert.equal(result.budget.used, log.flat().length);
+});

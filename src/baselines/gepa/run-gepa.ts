@@ -11,6 +11,9 @@
  *    component (round robin) is rewritten by the proposer from the outcomes, the child is run on the same minibatch
  *    and kept only if its sum is strictly greater. A kept child is scored on the whole validation set and added to
  *    the pool; it schedules one merge while fewer than `maxMerges` merges were accepted.
+ * 4. With `proposalsPerRound` above 1 (not in gepa), that many mutations of step 3 run at once as one round, each
+ *    choosing its parent from the pool as the round found it; parent selection, components, budget checks and pool
+ *    additions are taken in lane order, so the outcome does not depend on which episode finishes first.
  *
  * Every instance evaluated costs one episode, charged to the shared rollout ledger. Unlike gepa, which checks its budget between iterations and may pass
  * it, an evaluation that does not fit the remaining budget is never started: the run stops there.
@@ -62,6 +65,12 @@ export interface GepaOptions<Instance> {
   merge?: MergeOptions;
   /** Stops after this many iterations even with budget left. */
   maxIterations?: number;
+  /**
+   * Reflective mutations run at once, each from the pool as it stood when their round began [1, gepa's sequential
+   * loop]. More lanes spend the same budget in fewer rounds of waiting on episodes and reflections; a lane cannot build
+   * on a candidate found in its own round.
+   */
+  proposalsPerRound?: number;
   /** Called after every iteration. */
   onIteration?: (record: IterationRecord) => void;
 }
@@ -109,6 +118,14 @@ export interface GepaResult {
   stopReason: "budget" | "max-iterations";
 }
 
+/** One reflective mutation of a round, once its parent's minibatch is under way. */
+interface Lane<Instance> {
+  iteration: number;
+  parent: number;
+  minibatch: Instance[];
+  parentOutcomes: Promise<EvaluationOutcome[]>;
+}
+
 function sum(scores: readonly number[]): number {
   return scores.reduce((total, score) => total + score, 0);
 }
@@ -124,6 +141,7 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
   const skipPerfectScore = options.skipPerfectScore ?? true;
   const merge = options.merge;
   const maxMerges = merge?.maxMerges ?? 5;
+  const proposalsPerRound = options.proposalsPerRound ?? 1;
   const ledger = typeof options.budget === "number" ? createRolloutBudget({ limit: options.budget }) : options.budget;
   const category = options.budgetCategory ?? "selection";
   const startSpent = ledger.spent();
@@ -166,7 +184,8 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
   let mergesAccepted = 0;
   let lastIterationAdded = false;
   let stopReason: GepaResult["stopReason"] = "budget";
-  for (let iteration = 0; budget.remaining > 0; iteration += 1) {
+  let iteration = 0;
+  while (budget.remaining > 0) {
     if (options.maxIterations !== undefined && iteration >= options.maxIterations) {
       stopReason = "max-iterations";
       break;
@@ -175,6 +194,7 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
       const full: IterationRecord = { iteration, ...record, budgetUsed: budget.used };
       iterations.push(full);
       options.onIteration?.(full);
+      iteration += 1;
     };
 
     if (merge !== undefined && mergesDue > 0 && lastIterationAdded) {
@@ -205,43 +225,104 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
     }
     lastIterationAdded = false;
 
-    const parent = selectFromParetoFront(pool.scoreTable(), pool.meanScores(), selection);
-    const minibatch = sampler.next(iteration).map((index) => options.trainingSet[index] as Instance);
-    if (!budget.allows(minibatch.length)) break;
-    const parentCandidate = pool.entry(parent).candidate;
-    const parentOutcomes = await evaluate(parentCandidate, minibatch);
-    const parentScores = parentOutcomes.map((outcome) => outcome.score);
-    if (skipPerfectScore && parentScores.every((score) => score >= perfectScore)) {
-      finish({ kind: "mutation", parents: [parent], parentScores, childScores: [], accepted: false, note: "parent perfect on the minibatch" });
-      continue;
+    // A round of reflective mutations: `proposalsPerRound` lanes, all choosing their parent from the pool as it stands
+    // at the round's start. Each step runs the lanes at once and every decision that touches shared state (parent
+    // selection, the round-robin component, the budget, pool additions) is taken in lane order, so a run is as
+    // deterministic as its evaluator. One lane is gepa's sequential loop.
+    const laneCount = Math.min(proposalsPerRound, options.maxIterations === undefined ? proposalsPerRound : options.maxIterations - iteration);
+    const lanes: Lane<Instance>[] = [];
+    let childrenReserved = 0;
+    for (let lane = 0; lane < laneCount; lane += 1) {
+      const minibatch = sampler.next(iteration + lane).map((index) => options.trainingSet[index] as Instance);
+      // The first lane needs room for its parent's minibatch (as gepa's loop); a further lane only starts when its
+      // parent's and child's minibatches fit beside the children of the lanes before it.
+      if (!budget.allows(lane === 0 ? minibatch.length : childrenReserved + 2 * minibatch.length)) break;
+      childrenReserved += minibatch.length;
+      const parent = selectFromParetoFront(pool.scoreTable(), pool.meanScores(), selection);
+      lanes.push({ iteration: iteration + lane, parent, minibatch, parentOutcomes: evaluate(pool.entry(parent).candidate, minibatch) });
     }
-    const component = pool.takeNextComponent(parent);
-    let text: string;
-    try {
-      text = await options.propose({ candidate: parentCandidate, component, outcomes: parentOutcomes });
-    } catch (error) {
-      if (!(error instanceof ReflectionReplyError)) throw error;
-      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores: [], accepted: false, note: error.message });
-      continue;
+    if (lanes.length === 0) break;
+    // A refusal within the round stops every later evaluation of it (in lane order) and the run, as gepa's loop stops
+    // at its first refusal.
+    let stop = false;
+    const records: Omit<IterationRecord, "budgetUsed">[] = [];
+    const parentResults = await Promise.all(lanes.map((lane) => lane.parentOutcomes));
+    const proposals = lanes.map((lane, index) => {
+      const parentOutcomes = parentResults[index] as EvaluationOutcome[];
+      const parentScores = parentOutcomes.map((outcome) => outcome.score);
+      const base = { iteration: lane.iteration, kind: "mutation" as const, parents: [lane.parent], parentScores };
+      if (skipPerfectScore && parentScores.every((score) => score >= perfectScore)) {
+        records[index] = { ...base, childScores: [], accepted: false, note: "parent perfect on the minibatch" };
+        return undefined;
+      }
+      const component = pool.takeNextComponent(lane.parent);
+      const parentCandidate = pool.entry(lane.parent).candidate;
+      return {
+        base: { ...base, component },
+        text: options.propose({ candidate: parentCandidate, component, outcomes: parentOutcomes }).then(
+          (text): Candidate => ({ ...parentCandidate, [component]: text }),
+          (error: unknown) => {
+            if (!(error instanceof ReflectionReplyError)) throw error;
+            return error;
+          },
+        ),
+      };
+    });
+    const children = await Promise.all(proposals.map((proposal) => proposal?.text ?? Promise.resolve(undefined)));
+    const childRuns = proposals.map((proposal, index): Promise<EvaluationOutcome[] | undefined> => {
+      const child = children[index];
+      if (proposal === undefined || child === undefined) return Promise.resolve(undefined);
+      if (child instanceof ReflectionReplyError) {
+        records[index] = { ...proposal.base, childScores: [], accepted: false, note: child.message };
+        return Promise.resolve(undefined);
+      }
+      const minibatch = (lanes[index] as Lane<Instance>).minibatch;
+      if (stop || !budget.allows(minibatch.length)) {
+        records[index] = { ...proposal.base, childScores: [], accepted: false, note: "no budget left for the child's minibatch" };
+        stop = true;
+        return Promise.resolve(undefined);
+      }
+      return evaluate(child, minibatch);
+    });
+    const childResults = await Promise.all(childRuns);
+    const validations = childResults.map((outcomes, index): Promise<{ discoveredAtBudget: number; validation: EvaluationOutcome[] } | undefined> => {
+      const proposal = proposals[index];
+      if (proposal === undefined || outcomes === undefined) return Promise.resolve(undefined);
+      const childScores = outcomes.map((outcome) => outcome.score);
+      if (!acceptsMutation(proposal.base.parentScores, childScores)) {
+        records[index] = { ...proposal.base, childScores, accepted: false };
+        return Promise.resolve(undefined);
+      }
+      if (stop || !budget.allows(options.validationSet.length)) {
+        records[index] = { ...proposal.base, childScores, accepted: true, note: "no budget left for validation" };
+        stop = true;
+        return Promise.resolve(undefined);
+      }
+      records[index] = { ...proposal.base, childScores, accepted: true };
+      const discoveredAtBudget = budget.used;
+      return evaluate(children[index] as Candidate, options.validationSet).then((validation) => ({ discoveredAtBudget, validation }));
+    });
+    const validated = await Promise.all(validations);
+    validated.forEach((result, index) => {
+      if (result === undefined) return;
+      const record = records[index] as Omit<IterationRecord, "budgetUsed">;
+      record.added = pool.add({
+        candidate: children[index] as Candidate,
+        parents: record.parents,
+        validationScores: result.validation.map((outcome) => outcome.score),
+        discoveredAtBudget: result.discoveredAtBudget,
+      });
+      recordPoint();
+      lastIterationAdded = true;
+      if (merge !== undefined && mergesAccepted < maxMerges) mergesDue += 1;
+    });
+    for (const record of records) {
+      const full: IterationRecord = { ...record, budgetUsed: budget.used };
+      iterations.push(full);
+      options.onIteration?.(full);
     }
-    const child: Candidate = { ...parentCandidate, [component]: text };
-    if (!budget.allows(minibatch.length)) {
-      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores: [], accepted: false, note: "no budget left for the child's minibatch" });
-      break;
-    }
-    const childScores = (await evaluate(child, minibatch)).map((outcome) => outcome.score);
-    if (!acceptsMutation(parentScores, childScores)) {
-      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: false });
-      continue;
-    }
-    if (!budget.allows(options.validationSet.length)) {
-      finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: true, note: "no budget left for validation" });
-      break;
-    }
-    const added = await addValidated(child, [parent]);
-    lastIterationAdded = true;
-    if (merge !== undefined && mergesAccepted < maxMerges) mergesDue += 1;
-    finish({ kind: "mutation", parents: [parent], component, parentScores, childScores, accepted: true, added });
+    iteration += lanes.length;
+    if (stop) break;
   }
   if (history.at(-1)?.budgetUsed !== budget.used) recordPoint();
   const best = pool.best();

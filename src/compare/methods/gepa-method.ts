@@ -63,6 +63,7 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
     evaluate,
     propose: reflectionProposer({ client, temperature: 1, maxTokens: config.compare?.gepa.reflectionMaxTokens ?? 512 }),
     minibatchSize: config.compare?.gepa.minibatchSize ?? 3,
+    proposalsPerRound: config.compare?.gepa.proposalsPerRound ?? 1,
     budget,
     seed: setup.seed,
     onIteration: (record) => context.log(`    gepa iteration ${record.iteration}: ${record.kind}${record.accepted ? " accepted" : ""}${record.note === undefined ? "" : ` (${record.note})`}, ${record.budgetUsed}/${budget.limit} rollouts`),
