@@ -79,6 +79,10 @@ for name in $NAMES; do
   for file in base/sft.json base/sft-progress.json base/failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
+  # Each compared method's result per seed (budget, snapshots, notes such as GEPA's pool and own-prompt score).
+  for file in runs/mini-v2-"$name"/compare/seed-*/*/result.json; do
+    [ -e "$file" ] && cp "$file" "$WORK/$name-$(echo "${file#runs/mini-v2-"$name"/}" | tr / _)"
+  done
 done
 tar -czf "$OUT/mini-v2-results.tar.gz" -C "$WORK" --exclude='started-*' --exclude='done-*' .
 for name in ${TRACE_KEEP_MODELS:-}; do
