@@ -13,7 +13,7 @@ from trace_worker.engine import Engine
 from trace_worker.growing_cache import GrowingLayer
 from trace_worker.sampler import Sampler, SamplingRequest
 
-from .conftest import low_precision, random_adapter, tolerance
+from .conftest import DEVICE, low_precision, random_adapter, tolerance
 
 
 def test_the_growing_layer_holds_what_the_concatenating_layer_holds() -> None:
@@ -51,39 +51,45 @@ class _Attention(torch.nn.Module):
 
 def test_grouped_decode_attention_equals_sdpa_with_repeated_heads() -> None:
     generator = torch.Generator().manual_seed(0)
-    query = torch.randn(5, 8, 1, 16, generator=generator)
-    key = torch.randn(5, 2, 30, 16, generator=generator)
-    value = torch.randn(5, 2, 30, 16, generator=generator)
-    mask = torch.ones(5, 1, 1, 30, dtype=torch.bool)
+    device = torch.device(DEVICE)
+    query = torch.randn(5, 8, 1, 16, generator=generator).to(device)
+    key = torch.randn(5, 2, 30, 16, generator=generator).to(device)
+    value = torch.randn(5, 2, 30, 16, generator=generator).to(device)
+    mask = torch.ones(5, 1, 1, 30, dtype=torch.bool, device=device)
     for row, padding in enumerate([0, 3, 10, 29, 7]):
         mask[row, :, :, :padding] = False
     # A key/value view with room after it, as the growing cache hands them over.
-    roomy_key = torch.zeros(5, 2, 50, 16)
+    roomy_key = torch.zeros(5, 2, 50, 16, device=device)
     roomy_key[:, :, :30] = key
     module = _Attention()
     expected, _ = sdpa_attention_forward(module, query, key, value, mask, scaling=0.25)
     actual, _ = grouped_decode_attention(module, query, roomy_key[:, :, :30], value, mask, scaling=0.25)
     assert actual.shape == expected.shape == (5, 1, 8, 16)
-    assert torch.allclose(actual, expected, atol=1e-6)
+    # fp32 on both devices; a GPU's attention kernels round differently for repeated and folded heads.
+    assert torch.allclose(actual, expected, atol=1e-6 if device.type == "cpu" else 1e-5)
     # More than one query position (prefill, training) is SDPA's own computation.
-    prefill = torch.randn(5, 8, 30, 16, generator=generator)
-    causal = torch.tril(torch.ones(30, 30, dtype=torch.bool))[None, None].expand(5, 1, 30, 30)
+    prefill = torch.randn(5, 8, 30, 16, generator=generator).to(device)
+    causal = torch.tril(torch.ones(30, 30, dtype=torch.bool, device=device))[None, None].expand(5, 1, 30, 30)
     assert torch.equal(grouped_decode_attention(module, prefill, key, value, causal)[0], sdpa_attention_forward(module, prefill, key, value, causal)[0])
 
 
-def test_the_cpu_engine_decodes_with_it_and_samples_what_sdpa_samples(engine: Engine) -> None:
-    if engine.device.type != "cpu":
-        return
+def test_the_engine_decodes_with_it_and_samples_what_sdpa_samples(engine: Engine) -> None:
     assert engine.base.config._attn_implementation == "trace_sdpa"
     engine.stop_token_ids = []
     requests = [SamplingRequest(prompt_ids=list(range(20, 20 + length)), max_tokens=10, seed=index) for index, length in enumerate([17, 5, 29])]
     grouped = Sampler(engine, cuda_graphs=False).generate(requests)
     engine.base.set_attn_implementation("sdpa")
-    plain = Sampler(engine, cuda_graphs=False).generate(requests)
+    try:
+        plain = Sampler(engine, cuda_graphs=False).generate(requests)
+    finally:
+        engine.base.set_attn_implementation("trace_sdpa")
     for mine, theirs in zip(grouped, plain):
         if not low_precision():
             assert mine.completion_ids == theirs.completion_ids
-        assert max(abs(a.logprob - b.logprob) for a, b in zip(mine.positions, theirs.positions)) < tolerance()
+        # In bf16 a near tie may pick another token; positions are compared up to the first difference.
+        same = next((index for index, (a, b) in enumerate(zip(mine.positions, theirs.positions)) if a.token_id != b.token_id), len(mine.positions))
+        assert same > 0
+        assert max(abs(a.logprob - b.logprob) for a, b in zip(mine.positions[:same], theirs.positions[:same])) < tolerance()
 
 
 def test_adapters_off_gives_the_base_and_restores_the_adapter(engine: Engine) -> None:

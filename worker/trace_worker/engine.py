@@ -123,8 +123,7 @@ class Engine:
             # LoRA weights stay fp32 beside a bf16 base (PEFT's default); TF32 runs their matmuls on tensor cores.
             torch.backends.cuda.matmul.allow_tf32 = True
         self.tokenizer = tokenizer
-        if device_type == "cpu":
-            use_grouped_decode_attention(base)
+        use_grouped_decode_attention(base)
         #: The fused kernels in use (Liger's on CUDA where installed), or None.
         self.fused_kernels: str | None = None
         if fused_kernels and device_type == "cuda":
