@@ -4,13 +4,17 @@ transformers' SDPA path repeats every key and value head for its query heads (`r
 per layer per step) whenever an attention mask is given, which the worker always gives (left-padded batches). With
 one query position per row, the query heads that share a key/value head can instead be laid out as that head's query
 positions: one SDPA call over the cache as it is, exact because a decode step's mask is the same for every query
-head. On a 2-core CPU this halved a layer's attention time at batch 16 and 400 tokens of context. On an H200, decoding
-the Qwen3-30B-A3B shape (32 query heads on 4 key/value heads) spent 40% of its GPU time in those copies and in
-attention over the copied heads (docs/worker.md). Prefill and training use transformers' SDPA unchanged."""
+head. On a 2-core CPU this halved a layer's attention time at batch 16 and 400 tokens of context. On a GPU it is used
+inside captured decode steps (`folding()`, which the graph decoder enters): on an H200, decoding the Qwen3-30B-A3B
+shape (32 query heads on 4 key/value heads) from a static cache spent 40% of its GPU time in those copies and in
+attention over the copied heads, while eager decode steps on a GPU (a growing cache) were measured slower folded
+(docs/worker.md). Prefill and training use transformers' SDPA unchanged."""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import threading
+from typing import Any, Iterator
 
 import torch
 from transformers import AttentionInterface, AttentionMaskInterface
@@ -18,6 +22,19 @@ from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import sdpa_mask
 
 NAME = "trace_sdpa"
+
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def folding() -> Iterator[None]:
+    """Folds decode steps on a GPU too, within the block (a captured decode step keeps the kernels it was captured with)."""
+    previous = getattr(_state, "on_gpu", False)
+    _state.on_gpu = True
+    try:
+        yield
+    finally:
+        _state.on_gpu = previous
 
 
 def grouped_decode_attention(
@@ -36,6 +53,7 @@ def grouped_decode_attention(
     plain = (
         query.shape[2] != 1
         or groups == 1
+        or (query.device.type != "cpu" and not getattr(_state, "on_gpu", False))
         or dropout != 0.0
         or kwargs.get("position_bias") is not None
         or kwargs.get("output_attentions", False)

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 from transformers import DynamicCache, StaticCache
 
+from .decode_attention import folding
 from .growing_cache import GrowingLayer
 
 log = logging.getLogger("trace_worker")
@@ -268,13 +269,15 @@ class GraphDecoder:
         entry.input_ids.zero_()
 
     def _forward(self, entry: _Captured, model: torch.nn.Module) -> Any:
-        return model(
-            input_ids=entry.input_ids,
-            attention_mask=entry.mask,  # 4-D: transformers uses it as given (dense and MoE models alike)
-            position_ids=entry.positions,
-            past_key_values=entry.cache,
-            use_cache=True,
-        )
+        # Grouped-query heads folded over the static cache rather than copied for each query head (decode_attention.py).
+        with folding():
+            return model(
+                input_ids=entry.input_ids,
+                attention_mask=entry.mask,  # 4-D: transformers uses it as given (dense and MoE models alike)
+                position_ids=entry.positions,
+                past_key_values=entry.cache,
+                use_cache=True,
+            )
 
     def _capture(self, entry: _Captured, model: torch.nn.Module) -> None:
         side = torch.cuda.Stream()
