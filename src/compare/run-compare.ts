@@ -105,7 +105,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       }
       seedContext.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
       const started = Date.now();
-      const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: createRolloutBudget({ limit: budgetLimit }).summary(), notes: ["no training"] } : await runMethod(method, setup);
+      const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: createRolloutBudget({ limit: budgetLimit }).summary(), notes: [] } : await runMethod(method, setup);
       const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
       for (const snapshot of outcome.snapshots) {
         if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
@@ -127,6 +127,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       };
       writeJsonArtifact(file, record);
       seedContext.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      if (outcome.notes.length > 0) seedContext.log(`    ${outcome.notes.join("; ")}`);
       return record;
     };
     // `parallelMethods` at once; merge starts once TRACE (whose adapters it merges) is done. Results keep the order of

@@ -54,6 +54,15 @@ describe("renderComparisonMarkdown", () => {
     assert.match(single, /Over budget: gepa seed 7 spent 1200\./);
   });
 
+  test("a Notes section lists each method's notes per seed, and is left out when no result has any", () => {
+    assert.doesNotMatch(markdown, /## Notes/);
+    const gepa = { ...result({ method: "gepa", label: "GEPA", group: "baseline", seed: 2 }, 3, 4, 900), notes: ["5 candidates", "the agent's own prompt deployed"] };
+    const plain = result({ method: "sft", label: "SFT", group: "consolidation", seed: 2 }, 3, 4, 900);
+    const noted = renderComparisonMarkdown([gepa, plain], OPTIONS);
+    const section = noted.slice(noted.indexOf("## Notes"));
+    assert.equal(section, "## Notes\n\n- GEPA, seed 2: 5 candidates; the agent's own prompt deployed\n");
+  });
+
   test("formats signed points", () => {
     assert.deepEqual([formatPoints(0.2166), formatPoints(-0.04), formatPoints(0), formatPoints(-0.00001)], ["+21.7", "-4.0", "+0.0", "+0.0"]);
   });

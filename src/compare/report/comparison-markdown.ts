@@ -76,5 +76,9 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
   ];
+  const noted = results.filter((result) => (result.notes ?? []).length > 0);
+  if (noted.length > 0) {
+    lines.push("## Notes", "", ...noted.map((result) => `- ${escapeCell(result.label)}, seed ${result.seed}: ${(result.notes ?? []).join("; ")}`), "");
+  }
   return lines.join("\n");
 }

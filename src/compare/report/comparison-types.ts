@@ -37,6 +37,8 @@ export interface MethodSeedResult {
   budget: BudgetUse;
   /** Score after each evaluated number of budgeted rollouts; at least the final point. */
   curve: CurvePoint[];
+  /** What the method reports about its run (e.g. GEPA's pool and whether it kept the agent's own prompt). */
+  notes?: readonly string[];
 }
 
 /** Options of the comparison report. */
