@@ -124,6 +124,18 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         with fused_kernels.stock(model):
             ours(index)
 
+    def ours_liger_norm(index: int) -> None:
+        # The same with Liger's RMSNorm in place of PyTorch's (the kernels are put back after the call; swapping them
+        # walks the model's modules, a few milliseconds inside the timed call).
+        kernels = getattr(model, "_trace_fused_kernels")
+        liger_norm = fused_kernels.liger("liger")
+        assert liger_norm is not None
+        fused_kernels.install(model, liger_norm)
+        try:
+            ours(index)
+        finally:
+            fused_kernels.install(model, kernels)
+
     def plain(index: int) -> None:
         # PEFT's own forwards (experts included) and transformers' own norms, MLPs and rotary embedding
         with fast_lora.stock(peft_model), expert_lora.stock(peft_model), fused_kernels.stock(model):
@@ -159,6 +171,7 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
     # only where the plain one ran out of memory.
     candidates: list[tuple[str, Callable[[int], None], Callable[[], bool]]] = [
         (f"trace worker forward_backward{fused}", ours, lambda: True),
+        ("trace worker with Liger's RMSNorm", ours_liger_norm, lambda: engine.fused_kernels not in (None, "liger")),
         ("trace worker without fused kernels", ours_unfused, lambda: engine.fused_kernels is not None),
         ("plain transformers + peft loop", plain, lambda: True),
         ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed, plain_ran_out),

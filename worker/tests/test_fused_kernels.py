@@ -79,12 +79,36 @@ def test_fused_kernels_replace_norms_mlps_and_rotary_without_changing_anything(t
         modeling_qwen3.apply_rotary_pos_emb = stock_rotary  # as it was before this test (another engine's fused one on CUDA)
 
 
+def test_torch_rms_norm_matches_qwen3s_norm_forward_and_backward() -> None:
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm
+
+    torch.manual_seed(0)
+    for dtype, limit in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+        norm = Qwen3RMSNorm(64, eps=1e-6).to(DEVICE, dtype)
+        with torch.no_grad():
+            norm.weight.copy_(torch.rand(64) + 0.5)
+        x = (torch.randn(3, 5, 64) * 4).to(DEVICE, dtype).requires_grad_(True)
+        expected = norm(x)
+        (expected.float() ** 2).sum().backward()
+        expected_grad, x.grad = x.grad, None
+        actual = fused_kernels.torch_rms_norm(x, norm.weight, norm.variance_epsilon)
+        (actual.float() ** 2).sum().backward()
+        assert actual.dtype == expected.dtype
+        scale = float(expected.float().abs().max())
+        assert float((actual.float() - expected.float()).abs().max()) <= limit * scale, dtype
+        assert float((x.grad.float() - expected_grad.float()).abs().max()) <= limit * float(expected_grad.float().abs().max()) * 4, dtype
+
+
 @pytest.mark.skipif(not DEVICE.startswith("cuda") or importlib.util.find_spec("liger_kernel") is None, reason="Liger's kernels need CUDA and liger-kernel")
+@pytest.mark.parametrize("norm", ["torch", "liger"])
 @pytest.mark.parametrize("checkpoint", ["tiny_checkpoint", "tiny_moe_checkpoint"])
-def test_liger_kernels_give_transformers_logprobs_and_gradients(checkpoint: str, request: pytest.FixtureRequest) -> None:
+def test_liger_kernels_give_transformers_logprobs_and_gradients(checkpoint: str, norm: str, request: pytest.FixtureRequest) -> None:
     torch.manual_seed(0)
     engine = Engine(request.getfixturevalue(checkpoint), device=DEVICE, dtype=DTYPE)
-    assert engine.fused_kernels == "liger"
+    assert engine.fused_kernels == "liger+torch-rms-norm"
+    kernels = fused_kernels.liger(norm)
+    assert kernels is not None
+    fused_kernels.install(engine.base, kernels)
     trainer = Trainer(engine)
     trainer.create_adapter({"name": "f", "rank": 4})
     fused, fused_grads = forward_backward(trainer)

@@ -10,8 +10,8 @@ their names, and `stock` runs the model with transformers' own forwards (the ben
 function is shared by every model of that type in the process: once installed, Qwen3 models on CUDA use the fused one
 and models on other devices keep transformers'. Models other than Qwen3 and Qwen3-MoE are left alone.
 
-The kernels are passed in (`Kernels`): `liger()` loads Liger's; tests on a CPU pass plain-torch stand-ins to check the
-wiring, and a CUDA test checks Liger's own against transformers'."""
+The kernels are passed in (`Kernels`): `liger()` loads Liger's (with PyTorch's fused RMSNorm by default); tests on a
+CPU pass plain-torch stand-ins to check the wiring, and a CUDA test checks the real ones against transformers'."""
 
 from __future__ import annotations
 
@@ -46,19 +46,32 @@ class Kernels:
     device_type: str | None = None
 
 
-def liger() -> Kernels | None:
-    """Liger Kernel's fused RMSNorm, rotary embedding and SwiGLU, or None where it is not installed."""
+def torch_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """PyTorch's RMSNorm (one fused operator on CUDA): normalised and scaled in fp32 and cast once, where Qwen3RMSNorm
+    casts before scaling (the two differ by at most one bf16 rounding)."""
+    return torch.nn.functional.rms_norm(x, (x.shape[-1],), weight, eps)
+
+
+def liger(norm: str = "torch") -> Kernels | None:
+    """Liger Kernel's fused rotary embedding and SwiGLU, or None where it is not installed, with RMSNorm from PyTorch's
+    own fused kernel (`norm="torch"`, `torch.nn.functional.rms_norm`, one C++ operator forward and backward) or from
+    Liger (`norm="liger"`, a Triton kernel behind a Python autograd function: 150–290 µs of host time a call, which a
+    host-bound step pays 192 times forward on the Qwen3-30B-A3B shape)."""
     try:
         functional = importlib.import_module("liger_kernel.transformers.functional")
     except Exception as error:  # not installed, or no Triton
         log.info("fused kernels off: liger_kernel is not importable (%s)", error)
         return None
 
-    def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    def liger_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
         # "llama" casting: normalise in fp32, cast back, then scale (what Qwen3RMSNorm computes)
         return functional.liger_rms_norm(x, weight, eps, 0.0, "llama", False)
 
-    return Kernels(rms_norm=rms_norm, rope=functional.liger_rope, swiglu=functional.liger_swiglu, name="liger", device_type="cuda")
+    if norm not in ("torch", "liger"):
+        raise ValueError(f"norm must be 'torch' or 'liger', not {norm!r}")
+    rms_norm = torch_rms_norm if norm == "torch" else liger_norm
+    name = "liger" if norm == "liger" else "liger+torch-rms-norm"
+    return Kernels(rms_norm=rms_norm, rope=functional.liger_rope, swiglu=functional.liger_swiglu, name=name, device_type="cuda")
 
 
 def _norm_forward(self: torch.nn.Module, hidden_states: torch.Tensor) -> torch.Tensor:
