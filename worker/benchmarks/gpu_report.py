@@ -100,10 +100,13 @@ def checkpoint_checks(shapes: list[str], device: torch.device, dtype: torch.dtyp
                 torch.cuda.empty_cache()
 
 
-def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequence: int, batch: int, steps: int, peak: float) -> list[dict[str, Any]]:
+def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequence: int, batch: int, steps: int, peak: float, micro_batch: int | None = None) -> list[dict[str, Any]]:
+    """The worker's forward_backward (at `micro_batch` tokens per micro-batch, the worker's default when None, halved
+    down to one sequence while it runs out of memory, as a user would lower `--micro-batch-tokens`) against a plain
+    transformers + peft loop on the same batches."""
     model = random_model(name, device, dtype)
     engine = Engine.from_model(model, tokenizer(), name)
-    trainer = Trainer(engine, micro_batch_tokens=sequence)
+    trainer = Trainer(engine) if micro_batch is None else Trainer(engine, micro_batch_tokens=micro_batch)
     created = trainer.create_adapter({"name": "bench", "rank": 16, "alpha": 16, "target_modules": TARGETS})
     vocabulary = model.config.vocab_size
     generator = torch.Generator().manual_seed(1)
@@ -180,7 +183,18 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         if not wanted():
             continue
         try:
-            function(0)  # warm-up
+            while True:
+                try:
+                    function(0)  # warm-up
+                    break
+                except torch.OutOfMemoryError:
+                    if function is plain or function is plain_checkpointed or trainer.micro_batch_tokens <= sequence:
+                        raise
+                    for parameter in engine.adapter("bench").parameters:
+                        parameter.grad = None
+                    gc.collect()
+                    torch.cuda.empty_cache()
+                    trainer.micro_batch_tokens = max(sequence, trainer.micro_batch_tokens // 2)
             if device.type == "cuda":
                 torch.cuda.reset_peak_memory_stats()
             seconds = sum(timed(device, lambda index=index: function(index)) for index in range(1, steps + 1))
@@ -195,9 +209,10 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         tokens = steps * batch * sequence
         rate = tokens / seconds
         memory = torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else 0.0
+        ours_row = function not in (plain, plain_checkpointed)
         results.append({
-            "shape": name, "method": label, "LoRA targets": targets, "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12,
-            "MFU": rate * flops["total"] / peak, "peak GiB": memory,
+            "shape": name, "method": label, "LoRA targets": targets, "micro-batch tokens": trainer.micro_batch_tokens if ours_row else sequence,
+            "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12, "MFU": rate * flops["total"] / peak, "peak GiB": memory,
         })
     plain_rows = [row for row in results if row["method"].startswith("plain") and isinstance(row["tokens/s"], float)]
     if plain_rows:
@@ -285,6 +300,7 @@ def main() -> int:
     parser.add_argument("--sequence", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--micro-batch-tokens", type=int, default=None, help="the worker's tokens per micro-batch (default: the worker's own, halved while out of memory)")
     parser.add_argument("--out", default=None, help="also write the report (markdown) and raw rows (JSON) here")
     arguments = parser.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -308,7 +324,7 @@ def main() -> int:
 
     training: list[dict[str, Any]] = []
     for name in arguments.train_shapes.split(",") if "training" in sections else []:
-        training += training_benchmark(name, device, dtype, arguments.sequence, arguments.batch, arguments.steps, peak)
+        training += training_benchmark(name, device, dtype, arguments.sequence, arguments.batch, arguments.steps, peak, arguments.micro_batch_tokens)
         print(table([row for row in training if row["shape"] == name]), flush=True)
     for row in training:
         if "MFU" in row:
