@@ -171,12 +171,20 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
     return outcomes;
   };
   const recordPoint = () => history.push({ budgetUsed: budget.used, bestScore: pool.entry(pool.best()).meanScore, poolSize: pool.entries.length });
-  const addValidated = async (candidate: Candidate, parents: number[]): Promise<number> => {
+  /** Charges and starts `candidate`'s validation now; the returned function adds it to the pool once it is done. */
+  const validate = (candidate: Candidate, parents: number[]): Promise<() => number> => {
     const discoveredAtBudget = budget.used;
-    const outcomes = await evaluate(candidate, options.validationSet);
-    const index = pool.add({ candidate, parents, validationScores: outcomes.map((outcome) => outcome.score), discoveredAtBudget });
-    recordPoint();
-    return index;
+    return evaluate(candidate, options.validationSet).then((outcomes) => () => {
+      const index = pool.add({ candidate, parents, validationScores: outcomes.map((outcome) => outcome.score), discoveredAtBudget });
+      recordPoint();
+      return index;
+    });
+  };
+  const addValidated = async (candidate: Candidate, parents: number[]): Promise<number> => (await validate(candidate, parents))();
+  const emit = (record: Omit<IterationRecord, "budgetUsed">) => {
+    const full: IterationRecord = { ...record, budgetUsed: budget.used };
+    iterations.push(full);
+    options.onIteration?.(full);
   };
 
   await addValidated(options.seedCandidate, []);
@@ -191,9 +199,7 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
       break;
     }
     const finish = (record: Omit<IterationRecord, "iteration" | "budgetUsed">) => {
-      const full: IterationRecord = { iteration, ...record, budgetUsed: budget.used };
-      iterations.push(full);
-      options.onIteration?.(full);
+      emit({ iteration, ...record });
       iteration += 1;
     };
 
@@ -285,7 +291,7 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
       return evaluate(child, minibatch);
     });
     const childResults = await Promise.all(childRuns);
-    const validations = childResults.map((outcomes, index): Promise<{ discoveredAtBudget: number; validation: EvaluationOutcome[] } | undefined> => {
+    const validations = childResults.map((outcomes, index): Promise<(() => number) | undefined> => {
       const proposal = proposals[index];
       if (proposal === undefined || outcomes === undefined) return Promise.resolve(undefined);
       const childScores = outcomes.map((outcome) => outcome.score);
@@ -299,28 +305,16 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
         return Promise.resolve(undefined);
       }
       records[index] = { ...proposal.base, childScores, accepted: true };
-      const discoveredAtBudget = budget.used;
-      return evaluate(children[index] as Candidate, options.validationSet).then((validation) => ({ discoveredAtBudget, validation }));
+      return validate(children[index] as Candidate, [...proposal.base.parents]);
     });
     const validated = await Promise.all(validations);
-    validated.forEach((result, index) => {
-      if (result === undefined) return;
-      const record = records[index] as Omit<IterationRecord, "budgetUsed">;
-      record.added = pool.add({
-        candidate: children[index] as Candidate,
-        parents: record.parents,
-        validationScores: result.validation.map((outcome) => outcome.score),
-        discoveredAtBudget: result.discoveredAtBudget,
-      });
-      recordPoint();
+    validated.forEach((add, index) => {
+      if (add === undefined) return;
+      (records[index] as Omit<IterationRecord, "budgetUsed">).added = add();
       lastIterationAdded = true;
       if (merge !== undefined && mergesAccepted < maxMerges) mergesDue += 1;
     });
-    for (const record of records) {
-      const full: IterationRecord = { ...record, budgetUsed: budget.used };
-      iterations.push(full);
-      options.onIteration?.(full);
-    }
+    records.forEach(emit);
     iteration += lanes.length;
     if (stop) break;
   }
