@@ -6,13 +6,14 @@ loop runs through PEFT's own `target_parameters` forward), then sampling through
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -120,36 +121,36 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
 
     def ours(index: int) -> None:
         trainer.forward_backward({"adapter": "bench", "loss": "cross_entropy", "datums": datums[index]})
-        for parameter in engine.adapter("bench").parameters:
-            parameter.grad = None
+        clear_gradients()
 
-    def ours_unfused(index: int) -> None:
-        with fused_kernels.stock(model):
-            ours(index)
-
-    def ours_liger_norm(index: int) -> None:
-        # The same with Liger's RMSNorm in place of PyTorch's (the kernels are put back after the call; swapping them
-        # walks the model's modules, a few milliseconds inside the timed call).
+    # Each row runs under a setting of the model, entered once around its warm-up and timed calls (swapping forwards
+    # walks the model's modules, which does not belong in the timed calls).
+    @contextlib.contextmanager
+    def liger_norm() -> Iterator[None]:
+        # Liger's RMSNorm in place of PyTorch's, then the engine's kernels back
         kernels = getattr(model, "_trace_fused_kernels")
-        liger_norm = fused_kernels.liger("liger")
-        assert liger_norm is not None
-        fused_kernels.install(model, liger_norm)
+        liger = fused_kernels.liger("liger")
+        assert liger is not None
+        fused_kernels.install(model, liger)
         try:
-            ours(index)
+            yield
         finally:
             fused_kernels.install(model, kernels)
 
-    def plain(index: int) -> None:
+    @contextlib.contextmanager
+    def stock_model() -> Iterator[None]:
         # PEFT's own forwards (experts included) and transformers' own norms, MLPs and rotary embedding
         with fast_lora.stock(peft_model), expert_lora.stock(peft_model), fused_kernels.stock(model):
-            plain_steps(index)
+            yield
 
-    def plain_checkpointed(index: int) -> None:
+    @contextlib.contextmanager
+    def stock_checkpointed() -> Iterator[None]:
         # What a user of the plain loop does when it runs out of memory: recompute each layer in the backward.
         peft_model.base_model.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         peft_model.base_model.model.train()
         try:
-            plain(index)
+            with stock_model():
+                yield
         finally:
             peft_model.base_model.model.gradient_checkpointing_disable()
             peft_model.base_model.model.eval()
@@ -161,8 +162,29 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
             logits = peft_model(input_ids=input_ids).logits
             loss = torch.nn.functional.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1), reduction="sum")
             loss.backward()
+        clear_gradients()
+
+    def clear_gradients() -> None:
         for parameter in engine.adapter("bench").parameters:
             parameter.grad = None
+
+    def measure(function: Callable[[int], None]) -> float:
+        """Seconds of `steps` timed calls after a warm-up; the worker's micro-batch is halved (down to one sequence)
+        while the warm-up runs out of memory."""
+        while True:
+            try:
+                function(0)
+                break
+            except torch.OutOfMemoryError:
+                if function is not ours or trainer.micro_batch_tokens <= sequence:
+                    raise
+                clear_gradients()
+                gc.collect()
+                torch.cuda.empty_cache()
+                trainer.micro_batch_tokens = max(sequence, trainer.micro_batch_tokens // 2)
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        return sum(timed(device, lambda index=index: function(index)) for index in range(1, steps + 1))
 
     targets = ",".join(name.removesuffix("_proj") for name in created["target_modules"]) + (" (experts too)" if engine.expert_parameters else "")
     results: list[dict[str, Any]] = []
@@ -170,38 +192,24 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
     def plain_ran_out() -> bool:
         return bool(results) and results[-1]["tokens/s"] == "out of memory"
 
-    # (label, function, whether it runs): the unfused row only where kernels are fused, the checkpointed plain loop
-    # only where the plain one ran out of memory.
-    candidates: list[tuple[str, Callable[[int], None], Callable[[], bool]]] = [
-        (f"trace worker forward_backward{fused}", ours, lambda: True),
-        ("trace worker with Liger's RMSNorm", ours_liger_norm, lambda: engine.fused_kernels not in (None, "liger")),
-        ("trace worker without fused kernels", ours_unfused, lambda: engine.fused_kernels is not None),
-        ("plain transformers + peft loop", plain, lambda: True),
-        ("plain loop + gradient checkpointing (plain: out of memory)", plain_checkpointed, plain_ran_out),
+    # (label, function, the model's setting, whether it runs): the unfused row only where kernels are fused, the
+    # checkpointed plain loop only where the plain one ran out of memory.
+    candidates: list[tuple[str, Callable[[int], None], Callable[[], contextlib.AbstractContextManager[Any]], Callable[[], bool]]] = [
+        (f"trace worker forward_backward{fused}", ours, contextlib.nullcontext, lambda: True),
+        ("trace worker with Liger's RMSNorm", ours, liger_norm, lambda: engine.fused_kernels not in (None, "liger")),
+        ("trace worker without fused kernels", ours, lambda: fused_kernels.stock(model), lambda: engine.fused_kernels is not None),
+        ("plain transformers + peft loop", plain_steps, stock_model, lambda: True),
+        ("plain loop + gradient checkpointing (plain: out of memory)", plain_steps, stock_checkpointed, plain_ran_out),
     ]
-    for label, function, wanted in candidates:
+    for label, function, setting, wanted in candidates:
         if not wanted():
             continue
         try:
-            while True:
-                try:
-                    function(0)  # warm-up
-                    break
-                except torch.OutOfMemoryError:
-                    if function is plain or function is plain_checkpointed or trainer.micro_batch_tokens <= sequence:
-                        raise
-                    for parameter in engine.adapter("bench").parameters:
-                        parameter.grad = None
-                    gc.collect()
-                    torch.cuda.empty_cache()
-                    trainer.micro_batch_tokens = max(sequence, trainer.micro_batch_tokens // 2)
-            if device.type == "cuda":
-                torch.cuda.reset_peak_memory_stats()
-            seconds = sum(timed(device, lambda index=index: function(index)) for index in range(1, steps + 1))
+            with setting():
+                seconds = measure(function)
         except torch.OutOfMemoryError:
             # PEFT's target_parameters forward materialises every expert's W + ΔW per layer and keeps it for the backward
-            for parameter in engine.adapter("bench").parameters:
-                parameter.grad = None
+            clear_gradients()
             gc.collect()
             torch.cuda.empty_cache()
             results.append({"shape": name, "method": label, "LoRA targets": targets, "tokens/s": "out of memory"})
@@ -209,7 +217,7 @@ def training_benchmark(name: str, device: torch.device, dtype: torch.dtype, sequ
         tokens = steps * batch * sequence
         rate = tokens / seconds
         memory = torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else 0.0
-        ours_row = function not in (plain, plain_checkpointed)
+        ours_row = function is ours
         results.append({
             "shape": name, "method": label, "LoRA targets": targets, "micro-batch tokens": trainer.micro_batch_tokens if ours_row else sequence,
             "tokens/s": rate, "TFLOP/s": rate * flops["total"] / 1e12, "MFU": rate * flops["total"] / peak, "peak GiB": memory,

@@ -7,8 +7,9 @@ positions: one SDPA call over the cache as it is, exact because a decode step's 
 head. On a 2-core CPU this halved a layer's attention time at batch 16 and 400 tokens of context. On a GPU it is used
 inside captured decode steps (`folding()`, which the graph decoder enters): on an H200, decoding the Qwen3-30B-A3B
 shape (32 query heads on 4 key/value heads) from a static cache spent 40% of its GPU time in those copies and in
-attention over the copied heads, while eager decode steps on a GPU (a growing cache) were measured slower folded
-(docs/worker.md). Prefill and training use transformers' SDPA unchanged."""
+attention over the copied heads. Eager decode steps on a GPU (a growing cache) are left unfolded: two H200 runs gave
+mixed results, within the spread of eager rates between machines (docs/worker.md). Prefill and training use
+transformers' SDPA unchanged."""
 
 from __future__ import annotations
 
