@@ -39,8 +39,9 @@ const config = {
     },
     validationSeeds: [0],
   },
-  // No extra sampling rounds, so that every GRPO iteration samples exactly G × K (the budget asserted below).
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 0 } },
+  // One extra sampling round at most: TRACE's allowance is 2 × G × K per iteration, and it may spend less (the budget
+  // of every other method, asserted below).
+  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
@@ -81,16 +82,22 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(routing.accuracy?.tasks, 4);
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
-  const limit = environments * 1 * 2 * 2;
+  // TRACE's allowance: environments × 1 iteration × G × K × 2 rounds; every other method's budget is what TRACE spent.
+  const allowance = environments * 1 * 2 * 2 * 2;
   for (const seed of [0, 1]) {
+    const read = (method: string) => JSON.parse(readFileSync(path.join(runDirectory, "compare", `seed-${seed}`, method, "result.json"), "utf8")) as { seed: number; budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
+    const trace = read("trace");
+    assert.equal(trace.budget.limit, allowance);
+    assert.ok(trace.budget.spent >= environments * 2 * 2 && trace.budget.spent <= allowance, `TRACE spent ${trace.budget.spent}`);
     for (const method of COMPARE_METHODS) {
-      const result = JSON.parse(readFileSync(path.join(runDirectory, "compare", `seed-${seed}`, method, "result.json"), "utf8")) as { seed: number; budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
+      const result = read(method);
       assert.equal(result.seed, seed, method);
-      assert.equal(result.budget.limit, limit, method);
-      assert.ok(result.budget.spent <= limit, method);
+      if (method !== "trace" && method !== "base") assert.equal(result.budget.limit, trace.budget.spent, `${method}'s budget is TRACE's spend`);
+      assert.ok(result.budget.spent <= result.budget.limit, method);
       assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["mini", 4]], method);
     }
   }
+  assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^Budget: what TRACE spent on the seed, in budgeted rollouts \(seed 0: \d+; seed 1: \d+; TRACE itself within its allowance of \d+\)/m);
   assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
   // parallelMethods 3: a seed's methods run side by side (a second starts before the first ends), merge after TRACE.
   const lines = stdout.split("\n");

@@ -22,7 +22,7 @@ export interface CompareSetup {
   seed: number;
   /** `RUN/compare/seed-<seed>`. */
   directory: string;
-  /** Budgeted rollouts every method may spend: what TRACE spends (capabilities × iterations × groups × samples). */
+  /** Budgeted rollouts the method may spend (`compare.budget`: what TRACE spent on this seed, or TRACE's allowance). */
   budgetLimit: number;
   /** Curve points as shares of the budget, ascending, ending at 1. */
   fractions: readonly number[];

@@ -10,7 +10,7 @@ import type { RolloutBudget } from "../baselines/budget/rollout-budget.js";
 import { readCheckpoint } from "../training/grpo-checkpoint.js";
 import { episodesThrough } from "../training/grpo-metrics-log.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
-import { episodesPerIterationAllowance, runContextGrpo, type GrpoTarget, type GrpoTrainer } from "../pipeline/capability-grpo.js";
+import { runContextGrpo, type GrpoTarget, type GrpoTrainer } from "../pipeline/capability-grpo.js";
 
 /** A saved adapter after `iteration` iterations. */
 export interface AdapterCheckpoint {
@@ -50,15 +50,15 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
   const { context, budget, name } = options;
   const { training } = context.config;
   // An iteration samples G × K episodes, and more with dynamic sampling: the budget is charged what metrics.jsonl
-  // recorded, and training stops when the most an iteration can sample no longer fits.
-  const perIteration = episodesPerIterationAllowance(training);
+  // recorded, training stops when another first round of G × K no longer fits, and extra rounds stop where the
+  // budget ends.
   const directory = path.join(options.adaptersDirectory, name);
   const restored = Math.min(readCheckpoint(directory)?.iteration ?? 0, options.iterations);
   if (restored > 0) budget.charge("training", episodesThrough(path.join(directory, "metrics.jsonl"), restored) ?? restored * training.groups * training.samples);
   if (restored < options.iterations) {
     const hooks = grpoBudgetHooks({
       budget,
-      episodesPerIteration: perIteration,
+      episodesPerIteration: training.groups * training.samples,
       onIteration: (metrics) => context.log(`    ${name} iteration ${metrics.iteration}/${options.iterations}: reward ${metrics.rewardMean.toFixed(3)}, ${budget.spent()}/${budget.limit} rollouts`),
     });
     const result = await runContextGrpo({
@@ -71,6 +71,7 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
       baseSeed: options.seed,
       onIteration: hooks.onIteration,
       signal: hooks.signal,
+      episodesAllowed: hooks.episodesAllowed,
     });
     if (result.aborted && !hooks.exhausted()) throw new Error(`training of ${name} was interrupted`);
   }

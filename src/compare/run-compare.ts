@@ -1,5 +1,6 @@
 /**
- * `trace compare`: for every training seed, every chosen method under one rollout budget (what TRACE spends), each of
+ * `trace compare`: for every training seed, every chosen method under one rollout budget (`compare.budget`: by default
+ * what TRACE spent on the seed, so TRACE trains first; or the most TRACE could spend), each of
  * its snapshots evaluated on the target's evaluation tasks; per method and seed `compare/seed-N/<method>/result.json`
  * (a rerun skips methods with a result, and resumes training and evaluation inside the others), then the tables and
  * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
@@ -84,7 +85,10 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   if (index.environments.length === 0) throw new NoCapabilityEnvironmentsError(config.runDirectory);
   const capabilities: CompareCapability[] = await Promise.all(index.environments.map(async (entry) => ({ capability: entry.capability, description: entry.description, runner: await context.environment(entry) })));
   const { training } = config;
-  const budgetLimit = capabilities.length * training.iterations * episodesPerIterationAllowance(training);
+  // TRACE's allowance: its own limit, and every method's under `compare.budget: "allowance"`.
+  const allowance = capabilities.length * training.iterations * episodesPerIterationAllowance(training);
+  const tracePaced = compare.budget === "trace" && options.methods.includes("trace");
+  if (compare.budget === "trace" && !tracePaced) context.log(`  compare.budget is "trace" but TRACE is not among the methods: every method gets TRACE's allowance (${allowance} rollouts)`);
   const fractions = Array.from({ length: compare.curvePoints }, (_, index) => (index + 1) / compare.curvePoints);
   const domains = await loadTargetDomains(config);
   const routing = existsSync(run.routingFile) ? run.readRoutingFile() : undefined;
@@ -94,18 +98,24 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   const runSeed = async (seed: number, seedContext: PipelineContext): Promise<MethodSeedRecord[]> => {
     const results: MethodSeedRecord[] = [];
     const directory = run.compareSeedDirectory(seed);
-    const setup: CompareSetup = { context: seedContext, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
     const base = config.model.servedModelName;
     const baseScores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: { kind: "model", model: base }, label: `seed-${seed}|base`, store });
-    const runOne = async (method: CompareMethod): Promise<MethodSeedRecord> => {
+    // What TRACE spent on this seed, known once it has trained (before its snapshots are evaluated).
+    let traceSpent: (spent: number) => void = () => {};
+    const traceBudget = new Promise<number>((resolve) => (traceSpent = resolve));
+    const runOne = async (method: CompareMethod, budgetLimit: number): Promise<MethodSeedRecord> => {
       const file = run.compareResultFile(seed, method);
       if (existsSync(file)) {
         seedContext.log(`  seed ${seed} ${method}: done earlier`);
-        return readJsonArtifact(file, methodSeedRecordSchema);
+        const record = readJsonArtifact(file, methodSeedRecordSchema);
+        if (method === "trace") traceSpent(record.budget.spent);
+        return record;
       }
+      const setup: CompareSetup = { context: seedContext, trainer: options.trainer, domains, capabilities, seed, directory, budgetLimit, fractions };
       seedContext.log(`  seed ${seed} ${method}: running (budget ${budgetLimit} rollouts)`);
       const started = Date.now();
       const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: createRolloutBudget({ limit: budgetLimit }).summary(), notes: [] } : await runMethod(method, setup);
+      if (method === "trace") traceSpent(outcome.budget.spent);
       const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
       for (const snapshot of outcome.snapshots) {
         if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
@@ -130,15 +140,19 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       if (outcome.notes.length > 0) seedContext.log(`    ${outcome.notes.join("; ")}`);
       return record;
     };
-    // `parallelMethods` at once; merge starts once TRACE (whose adapters it merges) is done. Results keep the order of
-    // `options.methods`; allSettled lets running methods write their results before an error surfaces.
+    // `parallelMethods` at once; merge starts once TRACE (whose adapters it merges) is done; when TRACE's spend is the
+    // budget, every other method starts once TRACE has trained. Results keep the order of `options.methods`;
+    // allSettled lets running methods write their results before an error surfaces.
     const limit = pLimit(compare.parallelMethods);
-    const traceDone = options.methods.includes("trace") ? limit(() => runOne("trace")) : undefined;
+    const traceDone = options.methods.includes("trace") ? limit(() => runOne("trace", allowance)) : undefined;
+    // A TRACE that fails rejects the race, so no method waits for a budget that never comes.
+    const spentByTrace = traceDone === undefined ? undefined : Promise.race([traceBudget, traceDone.then((trace) => trace.budget.spent)]);
     const settled = await Promise.allSettled(
-      options.methods.map((method) => {
+      options.methods.map(async (method) => {
         if (method === "trace" && traceDone !== undefined) return traceDone;
-        if (method === "merge" && traceDone !== undefined) return traceDone.then(() => limit(() => runOne(method)));
-        return limit(() => runOne(method));
+        if (method === "merge" && traceDone !== undefined) await traceDone;
+        const budgetLimit = tracePaced && spentByTrace !== undefined && method !== "base" ? await spentByTrace : allowance;
+        return limit(() => runOne(method, budgetLimit));
       }),
     );
     for (const outcome of settled) {
@@ -173,5 +187,8 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   } finally {
     store.close();
   }
-  return writeComparisonReport(root, results, { title: `${config.name}: methods at an equal rollout budget`, budget: budgetLimit });
+  const budgetRule = tracePaced
+    ? `what TRACE spent on the seed, in budgeted rollouts (${results.filter((result) => result.method === "trace").map((result) => `seed ${result.seed}: ${result.budget.spent}`).join("; ")}; TRACE itself within its allowance of ${allowance})`
+    : `${allowance} budgeted rollouts (TRACE's allowance)`;
+  return writeComparisonReport(root, results, { title: `${config.name}: methods at an equal rollout budget`, budget: allowance, budgetRule });
 }

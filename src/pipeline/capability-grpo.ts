@@ -67,6 +67,8 @@ export interface RunContextGrpoOptions {
   rolloutRetention?: RunGrpoOptions["rolloutRetention"];
   onIteration?: (metrics: GrpoIterationMetrics) => void;
   signal?: AbortSignal;
+  /** The most episodes the current iteration may still sample (a rollout budget's remainder) [no limit]. */
+  episodesAllowed?: () => number;
 }
 
 /** Trains (or resumes) one adapter with the run's training settings. */
@@ -99,5 +101,6 @@ export async function runContextGrpo(options: RunContextGrpoOptions): Promise<Ru
     rolloutRetention: options.rolloutRetention ?? training.keepRollouts,
     onIteration: options.onIteration,
     signal: options.signal,
+    ...(options.episodesAllowed === undefined ? {} : { episodesAllowed: options.episodesAllowed }),
   });
 }

@@ -41,6 +41,13 @@ export const compareConfigSchema = z
      * sequential episodes — GEPA above all — overlap. Merge waits for TRACE, whose adapters it merges.
      */
     parallelMethods: positiveInteger.default(1),
+    /**
+     * Every method's rollout budget per seed ["trace"]: `"trace"`, what TRACE spent on that seed (training rollouts,
+     * dynamic sampling's extra rounds included), so that every method samples at most as many rollouts as TRACE did
+     * (TRACE runs first, the others after it); `"allowance"`, the most TRACE could have spent (capabilities ×
+     * iterations × G × K × (1 + dynamic sampling's extra rounds)), which lets a method outspend TRACE.
+     */
+    budget: z.enum(["trace", "allowance"]).default("trace"),
     /** Points of the budget-vs-score curve after 0 (e.g. 2 → half and all of the budget). */
     curvePoints: positiveInteger.default(2),
     /** SFT baseline settings. */

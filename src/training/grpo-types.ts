@@ -76,6 +76,11 @@ export interface RunGrpoOptions {
   /** Called after each iteration with its metrics. */
   onIteration?: (metrics: GrpoIterationMetrics) => void;
   signal?: AbortSignal;
+  /**
+   * The most episodes the current iteration may sample in all (a rollout budget's remainder, asked at each round):
+   * dynamic sampling's extra rounds stop when another round of G × K would not fit [no limit].
+   */
+  episodesAllowed?: () => number;
 }
 
 /** One iteration's metrics (null where no update happened: every group dropped). */

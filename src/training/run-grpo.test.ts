@@ -95,7 +95,7 @@ function recordingTrainer() {
   return { trainer, forwards, updates };
 }
 
-async function run(name: string, options: { hint: boolean; mechanisms: GrpoMechanismsInput; samples?: number }) {
+async function run(name: string, options: { hint: boolean; mechanisms: GrpoMechanismsInput; samples?: number; episodesAllowed?: () => number }) {
   const recorded = recordingTrainer();
   const history: GrpoIterationMetrics[] = [];
   await runGrpo({
@@ -114,6 +114,7 @@ async function run(name: string, options: { hint: boolean; mechanisms: GrpoMecha
     samples: options.samples ?? 4,
     mechanisms: options.mechanisms,
     onIteration: (metrics) => history.push(metrics),
+    ...(options.episodesAllowed === undefined ? {} : { episodesAllowed: options.episodesAllowed }),
   });
   return { ...recorded, metrics: history[0]! };
 }
@@ -152,6 +153,15 @@ test("dynamic sampling: rounds are added while fewer than half the groups are in
   const informative = await run("dynamic-informative", { hint: true, mechanisms: { dynamicSampling: { extraRounds: 2 } } });
   assert.equal(informative.metrics.samplingRounds, 1);
   assert.equal(informative.metrics.informativeShare, 1);
+});
+
+test("dynamic sampling stops where the iteration's allowed episodes (a budget's remainder) end", async () => {
+  // Rounds of 2 × 4 = 8 episodes: 20 allowed pays for two rounds, not a third.
+  const capped = await run("dynamic-capped", { hint: false, mechanisms: { dynamicSampling: { extraRounds: 2, minInformativeShare: 0.5 } }, episodesAllowed: () => 20 });
+  assert.equal(capped.metrics.samplingRounds, 2);
+  assert.equal(capped.metrics.episodes, 16);
+  const exact = await run("dynamic-exact", { hint: false, mechanisms: { dynamicSampling: { extraRounds: 2, minInformativeShare: 0.5 } }, episodesAllowed: () => 24 });
+  assert.equal(exact.metrics.samplingRounds, 3);
 });
 
 test("information-only turns (lookup) carry no loss unless last; earlier long tool results are truncated in the training context", async () => {

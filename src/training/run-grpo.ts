@@ -161,6 +161,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       rounds += 1;
       const informative = filterGroups(sampled.map((group) => group.episodes.map((episode) => episode.reward))).kept.length;
       if (isAborted() || !wantsAnotherRound({ informative, groups, share: mechanisms.dynamicSampling.minInformativeShare, round, extraRounds: mechanisms.dynamicSampling.extraRounds })) break;
+      if (options.episodesAllowed !== undefined && (rounds + 1) * groups * samples > options.episodesAllowed()) break;
     }
     if (isAborted()) break;
 

@@ -57,3 +57,11 @@ test("a budget that cannot pay one iteration aborts before the first; the caller
   assert.equal(hooks.signal.aborted, true);
   assert.equal(hooks.exhausted(), false);
 });
+
+test("episodesAllowed reports what the ledger has left, for runGrpo to stop extra rounds that would not fit", () => {
+  const budget = createRolloutBudget({ limit: 100 });
+  const hooks = grpoBudgetHooks({ budget, episodesPerIteration: 8 });
+  assert.equal(hooks.episodesAllowed(), 100);
+  hooks.onIteration({ iteration: 1, episodes: 24 } as Parameters<typeof hooks.onIteration>[0]);
+  assert.equal(hooks.episodesAllowed(), 76);
+});

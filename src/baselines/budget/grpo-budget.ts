@@ -1,14 +1,15 @@
 /**
- * Charges a rollout budget from `runGrpo`'s `onIteration` callback without changing runGrpo: each iteration's episodes
- * are charged as training; when the next iteration's G × K episodes no longer fit, the returned signal aborts, so
- * runGrpo stops before sampling them (it checks the signal at the top of every iteration).
+ * Charges a rollout budget from `runGrpo`'s `onIteration` callback: each iteration's episodes are charged as training;
+ * when the next iteration's first round of G × K episodes no longer fits, the returned signal aborts, so runGrpo stops
+ * before sampling it (it checks the signal at the top of every iteration), and `episodesAllowed` (runGrpo's option of
+ * that name) stops dynamic sampling's extra rounds that would not fit.
  */
 import type { GrpoIterationMetrics } from "../../training/grpo-types.js";
 import type { BudgetCategory, RolloutBudget } from "./rollout-budget.js";
 
 export interface GrpoBudgetOptions {
   budget: RolloutBudget;
-  /** Episodes per iteration, G × K (runGrpo's groups × samples). */
+  /** Episodes of an iteration's first round, G × K (runGrpo's groups × samples). */
   episodesPerIteration: number;
   /** [training] */
   category?: BudgetCategory;
@@ -24,6 +25,8 @@ export interface GrpoBudgetHooks {
   signal: AbortSignal;
   /** Whether the budget (not the caller) stopped training. */
   exhausted: () => boolean;
+  /** What the budget has left for the iteration being sampled (runGrpo's `episodesAllowed`). */
+  episodesAllowed: () => number;
 }
 
 /** Hooks that charge `budget` per iteration and stop runGrpo once another iteration would not fit. */
@@ -47,6 +50,7 @@ export function grpoBudgetHooks(options: GrpoBudgetOptions): GrpoBudgetHooks {
     },
     signal: options.signal === undefined ? controller.signal : AbortSignal.any([controller.signal, options.signal]),
     exhausted: () => exhausted,
+    episodesAllowed: () => budget.remaining(),
   };
 }
 

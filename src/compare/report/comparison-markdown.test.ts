@@ -51,7 +51,17 @@ describe("renderComparisonMarkdown", () => {
       ["GEPA \\| prompts", "30.0 ± 0.0", "40.0 ± 0.0", "35.0 ± 0.0", "1", "1200"],
     ]);
     assert.match(single, /n = 1/);
-    assert.match(single, /Over budget: gepa seed 7 spent 1200\./);
+    assert.match(single, /Over budget: gepa seed 7 spent 1200 of 1000\./);
+  });
+
+  test("a method over its own limit (below the report's largest) is named, and the budget rule replaces the number", () => {
+    const gepa = result({ method: "gepa", label: "GEPA", group: "baseline", seed: 3 }, 3, 4, 600);
+    const capped = { ...gepa, budget: { ...gepa.budget, limit: 512 } };
+    const within = result({ method: "sft", label: "SFT", group: "consolidation", seed: 3 }, 3, 4, 600);
+    const text = renderComparisonMarkdown([capped, within], { ...OPTIONS, budgetRule: "what TRACE spent on the seed (seed 3: 512)" });
+    assert.match(text, /^Budget: what TRACE spent on the seed \(seed 3: 512\) \(training \+ calibration/m);
+    assert.match(text, /Over budget: gepa seed 3 spent 600 of 512\./);
+    assert.doesNotMatch(text, /sft seed 3 spent/);
   });
 
   test("a Notes section lists each method's notes per seed, and is left out when no result has any", () => {

@@ -47,7 +47,7 @@ function table(methods: readonly MethodSummary[], domains: readonly string[], ba
 }
 
 function overBudget(results: readonly MethodSeedResult[], budget: number): string[] {
-  return results.filter((result) => result.budget.spent > budget).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent}`);
+  return results.filter((result) => result.budget.spent > Math.min(budget, result.budget.limit)).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent} of ${Math.min(budget, result.budget.limit)}`);
 }
 
 /** Renders comparison.md from all methods' results; throws the typed errors of `validateResults`. */
@@ -59,7 +59,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
   const lines = [
     `# ${options.title}`,
     "",
-    `Budget: ${options.budget} budgeted rollouts (training + calibration + selection) per method and seed; evaluation episodes are not counted.` +
+    `Budget: ${options.budgetRule ?? `${options.budget} budgeted rollouts`} (training + calibration + selection) per method and seed; evaluation episodes are not counted.` +
       (exceeded.length > 0 ? ` Over budget: ${exceeded.join("; ")}.` : ""),
     "",
     "Cells are evaluation pass rates in percent, mean ± sample standard deviation over seeds; `seeds` is n. " +

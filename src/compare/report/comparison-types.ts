@@ -45,6 +45,8 @@ export interface MethodSeedResult {
 export interface ComparisonReportOptions {
   /** Heading of comparison.md and title of the curves chart. */
   title: string;
-  /** Budgeted rollouts allowed to each method and seed. */
+  /** The most budgeted rollouts allowed to a method and seed (each result records its own limit). */
   budget: number;
+  /** Where each method's limit comes from, for the report's budget line [the same `budget` for every method and seed]. */
+  budgetRule?: string;
 }
