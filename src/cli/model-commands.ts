@@ -51,7 +51,7 @@ export function registerModelCommands(program: Command): void {
     .description("a TRACE-mini base checkpoint's mechanics on held-out demonstrations of a flawless expert: well-formed tool calls and exactly copied identifiers, greedy, at every expert turn (as the base stage measures them)")
     .argument("<directory>", "checkpoint directory (a run's model/, or one shipped in models/)")
     .option("--demonstrations <n>", "held-out demonstrations (default 100)", (text: string) => integerOption("--demonstrations", text, 1), 100)
-    .option("--seed-start <n>", "first demonstration seed (default 1018000, after the shipped base's 18,000 SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), 1_018_000)
+    .option("--seed-start <n>", "first demonstration seed (default 1012000, after the shipped base's 12,000 SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), 1_012_000)
     .option("--families <list>", "comma-separated task families (default precondition,payment,composite)", "precondition,payment,composite")
     .option("--max-steps <n>", "steps per demonstration (default 20)", (text: string) => integerOption("--max-steps", text, 1), 20)
     .option("--max-tokens <n>", "tokens per answer (default 128)", (text: string) => integerOption("--max-tokens", text, 1), 128)
