@@ -147,6 +147,8 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
     const traceDone = options.methods.includes("trace") ? limit(() => runOne("trace", allowance)) : undefined;
     // A TRACE that fails rejects the race, so no method waits for a budget that never comes.
     const spentByTrace = traceDone === undefined ? undefined : Promise.race([traceBudget, traceDone.then((trace) => trace.budget.spent)]);
+    // Handled here too: with TRACE the only method, nothing else awaits it, and its rejection must not go unhandled.
+    spentByTrace?.catch(() => {});
     const settled = await Promise.allSettled(
       options.methods.map(async (method) => {
         if (method === "trace" && traceDone !== undefined) return traceDone;
