@@ -76,6 +76,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const failures = JSON.parse(readFileSync(path.join(runDirectory, "base", "failures.json"), "utf8")) as { episodes: number; failed: number; explained: number; other: number };
   assert.equal(failures.episodes, 8);
   assert.equal(failures.explained + failures.other, failures.failed);
+  // The same attribution for the base's held-out evaluation episodes (4 tasks, 1 trial each).
+  const heldOutFailures = JSON.parse(readFileSync(path.join(runDirectory, "eval", "base-failures.json"), "utf8")) as typeof failures;
+  assert.equal(heldOutFailures.episodes, 4);
+  assert.equal(heldOutFailures.explained + heldOutFailures.other, heldOutFailures.failed);
+  assert.match(stdout, /mini-service\/base: failed held-out episodes explained by the designed deficits alone: \d+\/\d+/);
   const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { decisions: { source: string }[]; accuracy?: { tasks: number } };
   assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");
   assert.ok(routing.decisions.every((decision) => decision.source === "retrieval"));

@@ -2,7 +2,8 @@
  * The evaluate stage: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
  * the base model on the evaluation tasks, and each adapter vs the base on held-out seeds of its capability environment,
  * all with the evaluation settings (`evaluation-episodes.ts`, shared with `trace compare`), into `eval/episodes.sqlite`;
- * then `eval/results.json` and `eval/report.md`.
+ * then `eval/results.json` and `eval/report.md`; on a TRACE-mini target also `eval/base-failures.json`, what explains
+ * the base's failed held-out episodes.
  */
 import type { ChatClient } from "../models/chat-client.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
@@ -18,6 +19,8 @@ import { sumPassCounts, type EvaluationScore } from "./pass-counts.js";
 import { routingDistribution } from "./routing-summary.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
+import { miniFailuresLine, summarizeMiniFailures } from "./mini-failures.js";
+import { writeJsonArtifact } from "../run/json-artifact.js";
 
 /** Runs the evaluations, writes the results and the report; returns a one-line summary. */
 export async function runEvaluateStage(context: PipelineContext): Promise<string> {
@@ -35,7 +38,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const evalStore = context.openStore(run.evaluationStoreFile);
   try {
     const domains: EvaluationResults["domains"] = [];
-    for (const { domain, environment, tasks, evaluationTasks, makeUser, split } of await loadTargetDomains(config)) {
+    for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment } of await loadTargetDomains(config)) {
       context.log(`  ${environment.name}: ${split}`);
       const routed = await runEvaluation({
         config,
@@ -73,6 +76,12 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         onProgress: rolloutProgressLog((line) => context.log(line), baseName),
         metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" },
       });
+      if (target.kind === "mini" && moduleEnvironment !== undefined) {
+        // The issue's measure: the base's failed held-out episodes, attributed as the rollout stage does its training ones.
+        const failures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: baseName }));
+        writeJsonArtifact(run.evaluationFailuresFile, failures);
+        context.log(`  ${baseName}: failed held-out episodes ${miniFailuresLine(failures)}`);
+      }
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
       const entry = { domain, base: count(baseScore), trace: count(routed) };

@@ -46,3 +46,9 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
   summary.explainedShare = summary.failed === 0 ? 1 : summary.explained / summary.failed;
   return summary;
 }
+
+/** One log line: how many failed episodes the designed deficits alone explain, and by which. */
+export function miniFailuresLine(failures: MiniFailureSummary): string {
+  const deficits = Object.entries(failures.byDeficit).map(([name, count]) => `${name} ${count}`).join(", ");
+  return `explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other})`;
+}

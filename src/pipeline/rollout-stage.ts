@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runRollouts, throwIfEpisodesFailed } from "../rollout/rollout-runner.js";
-import { summarizeMiniFailures } from "./mini-failures.js";
+import { miniFailuresLine, summarizeMiniFailures } from "./mini-failures.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { loadTargetDomains } from "./target-tasks.js";
@@ -42,8 +42,7 @@ export async function runRolloutStage(context: PipelineContext): Promise<string>
         const failures = await summarizeMiniFailures(moduleEnvironment, store.listEpisodes({ environment: environment.name }));
         mkdirSync(context.run.baseDirectory, { recursive: true });
         writeFileSync(path.join(context.run.baseDirectory, "failures.json"), JSON.stringify(failures, null, 2) + "\n");
-        const deficits = Object.entries(failures.byDeficit).map(([name, count]) => `${name} ${count}`).join(", ");
-        context.log(`  failed episodes explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other})`);
+        context.log(`  failed episodes ${miniFailuresLine(failures)}`);
       }
     }
   } finally {

@@ -228,6 +228,11 @@ export class RunDirectory {
     return path.join(this.root, "eval", "report.md");
   }
 
+  /** TRACE-mini: what explains the base's failed held-out evaluation episodes (`base/failures.json` is the training tasks'). */
+  get evaluationFailuresFile(): string {
+    return path.join(this.root, "eval", "base-failures.json");
+  }
+
   /** The final report (empty before the evaluate stage). */
   readEvaluationReport(): string {
     return existsSync(this.evaluationReportFile) ? readFileSync(this.evaluationReportFile, "utf8") : "";
