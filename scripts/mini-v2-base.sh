@@ -5,7 +5,7 @@
 # TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}, "until": STAGE or ""}, …]': SFT on the expert's
 # demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
 # designed deficits, and the reference analysis. Prints one table; archives each run's base/sft.json (mechanics),
-# base/failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS.
+# base/failures.json, eval/base-failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS.
 #
 # The runs are started in a process session of their own, so they outlive one device call (10 minutes at most): a
 # call waits up to TRACE_WAIT seconds for them and reports what has finished; calling the script again on the same
@@ -62,21 +62,23 @@ const rows = [];
 for (const seed of process.argv.slice(1)) {
   const dir = `runs/mini-v2-${seed}`;
   const read = (file) => { try { return JSON.parse(fs.readFileSync(`${dir}/${file}`, "utf8")); } catch { return null; } };
-  const sft = read("base/sft.json"), failures = read("base/failures.json"), progress = read("base/sft-progress.json");
+  const sft = read("base/sft.json"), failures = read("base/failures.json"), progress = read("base/sft-progress.json"), heldOut = read("eval/base-failures.json"), results = read("eval/results.json");
   const m = sft?.mechanics;
   const pct = (x) => (x === undefined || x === null ? "-" : (100 * x).toFixed(1));
   const losses = sft?.losses ?? progress?.losses;
   rows.push([seed, losses ? `${losses.at(-1).toFixed(3)} (${losses.length})` : "-", sft ? sft.seconds.toFixed(0) : "-", m ? pct(m.toolCallValidity) : "-", m ? pct(m.identifierCopying) : "-", m ? pct(m.sameAction / m.turns) : "-",
     failures ? `${failures.episodes - failures.failed}/${failures.episodes}` : "-", failures ? pct(failures.explainedShare) : "-",
-    failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-"]);
+    failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-",
+    heldOut ? `${pct(heldOut.explainedShare)} (${heldOut.explained}/${heldOut.failed})` : "-",
+    results ? `${results.overall.base.passed} → ${results.overall.trace.passed} of ${results.overall.base.total}` : "-"]);
 }
-console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit |");
-console.log("|---|---|---|---|---|---|---|---|---|");
+console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit | held-out failures explained % | evaluation: base → TRACE |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do
   cp "/tmp/mini-v2-$name.json" "$WORK/$name-config.json"
-  for file in base/sft.json base/sft-progress.json base/failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv; do
+  for file in base/sft.json base/sft-progress.json base/failures.json eval/base-failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
   # Each compared method's result per seed (budget, snapshots, notes such as GEPA's pool and own-prompt score).
