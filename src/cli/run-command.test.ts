@@ -41,8 +41,9 @@ const config = {
   // No extra sampling rounds, so that every GRPO iteration samples exactly G × K (the budget below); the other mechanisms keep their defaults.
   training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-4, rank: 4, maxTokens: 16, maxSteps: 2, concurrency: 4, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 0 } },
   evaluation: { heldOutSeeds: [1000], maxTokens: 16, maxSteps: 2 },
-  // Every method of `trace compare` at the training budget (capabilities × 1 iteration × 2 × 2 rollouts).
-  compare: { seeds: [0], curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-4 } },
+  // Every method of `trace compare` at the training budget (capabilities × 1 iteration × 2 × 2 rollouts): TRACE's
+  // allowance for every method (`budget: "allowance"`; TRACE-mini's smoke test runs the default, TRACE's spend).
+  compare: { seeds: [0], curvePoints: 1, budget: "allowance", sft: { epochs: 1, batchSize: 4, learningRate: 1e-4 } },
 };
 
 const STAGES = ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"];
@@ -51,6 +52,7 @@ const STAGES = ["base", "rollout", "analyze", "synthesize", "train", "route", "e
 function assertComparison(run: string, capabilities: number): void {
   const limit = capabilities * 1 * 2 * 2;
   const markdown = readFileSync(path.join(run, "compare", "comparison.md"), "utf8");
+  assert.match(markdown, new RegExp(`^Budget: ${limit} budgeted rollouts \\(TRACE's allowance\\)`, "m"));
   for (const method of COMPARE_METHODS) {
     const result = JSON.parse(readFileSync(path.join(run, "compare", "seed-0", method, "result.json"), "utf8")) as { label: string; budget: { limit: number; spent: number; evaluation: number }; domains: { domain: string; total: number }[] };
     assert.equal(result.budget.limit, limit, method);

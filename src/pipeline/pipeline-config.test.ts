@@ -75,6 +75,13 @@ test("model.sft: a schedule given in part decays by a cosine to 10% after no war
   assert.deepEqual(config.compare?.gepa, { minibatchSize: 3, reflectionMaxTokens: 512, proposalsPerRound: 1 });
 });
 
+test("compare.budget: what TRACE spent by default, or TRACE's allowance; anything else names the field", () => {
+  const budget = (value: unknown) => parsePipelineConfig({ ...minimal, compare: value === undefined ? {} : { budget: value } }, "c.json").compare?.budget;
+  assert.equal(budget(undefined), "trace");
+  assert.equal(budget("allowance"), "allowance");
+  assert.throws(() => budget("double"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.budget:")));
+});
+
 test("model.initTiny.tieEmbeddings is a boolean", () => {
   assert.equal(parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: true } } }, "c.json").model.initTiny?.tieEmbeddings, true);
   assert.throws(() => parsePipelineConfig({ ...minimal, model: { initTiny: { tieEmbeddings: 1 } } }, "c.json"), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("model.initTiny.tieEmbeddings:")));
