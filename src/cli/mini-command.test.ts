@@ -80,6 +80,13 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const heldOutFailures = JSON.parse(readFileSync(path.join(runDirectory, "eval", "base-failures.json"), "utf8")) as typeof failures;
   assert.equal(heldOutFailures.episodes, 4);
   assert.equal(heldOutFailures.explained + heldOutFailures.other, heldOutFailures.failed);
+  // The evaluate stage's base and TRACE per task family add up to its totals.
+  const evaluation = JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { domains: { base: { passed: number; total: number }; groups?: Record<string, { base: { passed: number; total: number } }> }[] };
+  const families = Object.values(evaluation.domains[0]!.groups ?? {});
+  assert.ok(families.length > 0);
+  assert.equal(families.reduce((sum, family) => sum + family.base.total, 0), 4);
+  assert.equal(families.reduce((sum, family) => sum + family.base.passed, 0), evaluation.domains[0]!.base.passed);
+  assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), /^\| domain \| kind of task \| base pass rate \| TRACE pass rate \|$/m);
   assert.match(stdout, /mini-service\/base: failed held-out episodes explained by the designed deficits alone: \d+\/\d+/);
   const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { decisions: { source: string }[]; accuracy?: { tasks: number } };
   assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");
@@ -90,7 +97,7 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   // TRACE's allowance: environments × 1 iteration × G × K × 2 rounds; every other method's budget is what TRACE spent.
   const allowance = environments * 1 * 2 * 2 * 2;
   for (const seed of [0, 1]) {
-    const read = (method: string) => JSON.parse(readFileSync(path.join(runDirectory, "compare", `seed-${seed}`, method, "result.json"), "utf8")) as { seed: number; budget: { limit: number; spent: number }; domains: { domain: string; total: number }[] };
+    const read = (method: string) => JSON.parse(readFileSync(path.join(runDirectory, "compare", `seed-${seed}`, method, "result.json"), "utf8")) as { seed: number; budget: { limit: number; spent: number }; domains: { domain: string; total: number; passed: number; groups?: Record<string, { passed: number; total: number }> }[] };
     const trace = read("trace");
     assert.equal(trace.budget.limit, allowance);
     assert.ok(trace.budget.spent >= environments * 2 * 2 && trace.budget.spent <= allowance, `TRACE spent ${trace.budget.spent}`);
@@ -100,8 +107,13 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
       if (method !== "trace" && method !== "base") assert.equal(result.budget.limit, trace.budget.spent, `${method}'s budget is TRACE's spend`);
       assert.ok(result.budget.spent <= result.budget.limit, method);
       assert.deepEqual(result.domains.map((domain) => [domain.domain, domain.total]), [["mini", 4]], method);
+      const groups = Object.values(result.domains[0]!.groups ?? {});
+      assert.ok(groups.length > 0, `${method} scores each task family`);
+      assert.equal(groups.reduce((sum, count) => sum + count.total, 0), 4, method);
+      assert.equal(groups.reduce((sum, count) => sum + count.passed, 0), result.domains[0]!.passed, method);
     }
   }
+  assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^## Pass rate per kind of task$/m);
   assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^Budget: what TRACE spent on the seed, in budgeted rollouts \(seed 0: \d+; seed 1: \d+; TRACE itself within its allowance of \d+\)/m);
   assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
   // parallelMethods 3: a seed's methods run side by side (a second starts before the first ends), merge after TRACE.

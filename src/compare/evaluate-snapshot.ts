@@ -14,12 +14,13 @@ import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
 import type { SnapshotPolicy } from "./compare-setup.js";
 
-/** One domain's evaluation: passed / total episodes and mean reward. */
+/** One domain's evaluation: passed / total episodes and mean reward, and pass counts per kind of task where the target names one. */
 export interface DomainScore {
   domain: string;
   passed: number;
   total: number;
   meanReward: number;
+  groups?: Record<string, { passed: number; total: number }>;
 }
 
 export interface EvaluateSnapshotOptions {
@@ -61,6 +62,7 @@ export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promis
       store,
       makePolicy: (episode) => models.get(episode.task.id)!,
       makeUser: domain.makeUser,
+      ...(domain.taskGroup === undefined ? {} : { taskGroup: domain.taskGroup }),
       metadata: { stage: "compare", label: options.label },
     });
     scores.push({ domain: domain.domain, ...score });

@@ -10,7 +10,8 @@ export interface MethodSeedRecord extends MethodSeedResult {
   notes: string[];
 }
 
-const domainScoreSchema = z.looseObject({ domain: z.string(), passed: z.number(), total: z.number(), meanReward: z.number() });
+const passCountSchema = z.looseObject({ passed: z.number(), total: z.number() });
+const domainScoreSchema = z.looseObject({ domain: z.string(), passed: z.number(), total: z.number(), meanReward: z.number(), groups: z.record(z.string(), passCountSchema).optional() });
 
 /** A snapshot's policy, checked for its kind only (its fields are the method's own). */
 const policySchema = z.custom<Snapshot["policy"]>((value) => typeof value === "object" && value !== null && ["model", "routed", "prompt"].includes((value as { kind?: unknown }).kind as string), {

@@ -32,7 +32,9 @@ export interface RoutingView {
 
 const passCountSchema = z.object({ passed: z.number(), total: z.number() });
 const evaluationResultsSchema: z.ZodType<EvaluationResults> = z.looseObject({
-  domains: z.array(z.looseObject({ domain: z.string(), base: passCountSchema, trace: passCountSchema })),
+  domains: z.array(
+    z.looseObject({ domain: z.string(), base: passCountSchema, trace: passCountSchema, groups: z.record(z.string(), z.looseObject({ base: passCountSchema, trace: passCountSchema })).optional() }),
+  ),
   overall: z.looseObject({ base: passCountSchema, trace: passCountSchema }),
   capabilities: z.array(z.looseObject({ capability: z.string(), seeds: z.array(z.number()), before: z.number(), after: z.number() })),
   routing: z.array(z.looseObject({ option: z.string(), label: z.string(), tasks: z.number() })),

@@ -38,7 +38,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const evalStore = context.openStore(run.evaluationStoreFile);
   try {
     const domains: EvaluationResults["domains"] = [];
-    for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment } of await loadTargetDomains(config)) {
+    for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroup } of await loadTargetDomains(config)) {
+      const grouping = taskGroup === undefined ? {} : { taskGroup };
       context.log(`  ${environment.name}: ${split}`);
       const routed = await runEvaluation({
         config,
@@ -61,6 +62,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
             },
           });
         },
+        ...grouping,
         onProgress: rolloutProgressLog((line) => context.log(line), `${environment.name} routed`),
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
@@ -73,6 +75,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         store: evalStore,
         makeUser,
         makePolicy: () => base,
+        ...grouping,
         onProgress: rolloutProgressLog((line) => context.log(line), baseName),
         metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" },
       });
@@ -84,7 +87,11 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       }
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
-      const entry = { domain, base: count(baseScore), trace: count(routed) };
+      const entry: EvaluationResults["domains"][number] = { domain, base: count(baseScore), trace: count(routed) };
+      if (baseScore.groups !== undefined && routed.groups !== undefined) {
+        const traceGroups = routed.groups;
+        entry.groups = Object.fromEntries(Object.entries(baseScore.groups).map(([kind, counts]) => [kind, { base: counts, trace: traceGroups[kind] ?? { passed: 0, total: 0 } }]));
+      }
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
       domains.push(entry);
     }

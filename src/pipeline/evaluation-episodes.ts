@@ -10,7 +10,7 @@ import type { SimulatedUser } from "../rollout/simulated-user.js";
 import type { Environment } from "../spec/environment.js";
 import type { Task } from "../spec/task.js";
 import type { EpisodeKey, TrajectoryStore } from "../store/trajectory-store.js";
-import { scoreEpisodes, type EvaluationScore } from "./pass-counts.js";
+import { passCountsByGroup, scoreEpisodes, type EvaluationScore } from "./pass-counts.js";
 import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /** Evaluation sampling seeds start here (plus `target.seed`), apart from the base rollouts' seeds. */
@@ -28,6 +28,8 @@ export interface RunEvaluationOptions {
   /** Trials per task (default `evaluation.trials`); the capability environments' held-out seeds use 1. */
   trials?: number;
   metadata: Record<string, unknown>;
+  /** The kind of each task: the score then carries pass counts per kind (`groups`). */
+  taskGroup?: (task: Task) => string;
   onProgress?: (progress: RolloutProgress) => void;
 }
 
@@ -50,5 +52,9 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   throwIfEpisodesFailed(store, environment.name);
-  return scoreEpisodes(store.listEpisodes({ environment: environment.name, status: "finished" }), new Set(options.tasks.map((task) => task.id)));
+  const finished = store.listEpisodes({ environment: environment.name, status: "finished" });
+  const score = scoreEpisodes(finished, new Set(options.tasks.map((task) => task.id)));
+  if (options.taskGroup === undefined) return score;
+  const taskGroup = options.taskGroup;
+  return { ...score, groups: passCountsByGroup(finished, new Map(options.tasks.map((task) => [task.id, taskGroup(task)]))) };
 }

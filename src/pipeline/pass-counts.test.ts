@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { passRate, scoreEpisodes, sumPassCounts } from "./pass-counts.js";
+import { passCountsByGroup, passRate, scoreEpisodes, sumPassCounts } from "./pass-counts.js";
 
 const episode = (taskId: string, success: boolean | null, reward: number | null) => ({ taskId, success, reward });
 
@@ -19,4 +19,16 @@ test("the overall pass count is solved / tasks over every domain, not a mean of 
   assert.equal(passRate(overall), 10 / 12);
   assert.deepEqual(sumPassCounts([]), { passed: 0, total: 0 });
   assert.equal(passRate({ passed: 0, total: 0 }), 0, "nothing attempted is a rate of 0, not NaN");
+});
+
+test("pass counts per kind of task count every trial of the named tasks, list every kind (sorted) and leave other tasks out", () => {
+  const episodes = [episode("a", true, 1), episode("a", false, 0), episode("b", true, 1), episode("elsewhere", true, 1)];
+  const groupOf = new Map([
+    ["a", "payment"],
+    ["b", "composite"],
+    ["c", "cancel"],
+  ]);
+  const counts = passCountsByGroup(episodes, groupOf);
+  assert.deepEqual(Object.keys(counts), ["cancel", "composite", "payment"]);
+  assert.deepEqual(counts, { cancel: { passed: 0, total: 0 }, composite: { passed: 1, total: 1 }, payment: { passed: 1, total: 2 } });
 });

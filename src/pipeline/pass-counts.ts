@@ -10,6 +10,8 @@ export interface EvaluationScore {
   passed: number;
   total: number;
   meanReward: number;
+  /** Pass counts per kind of task, when the target names one (`TargetDomain.taskGroup`). */
+  groups?: Record<string, PassCount>;
 }
 
 /** The score of finished episodes on the given tasks: an episode passes when it succeeded; a missing reward counts 0. */
@@ -20,6 +22,19 @@ export function scoreEpisodes(episodes: readonly Pick<EpisodeRecord, "taskId" | 
     total: counted.length,
     meanReward: counted.length === 0 ? 0 : counted.reduce((sum, episode) => sum + (episode.reward ?? 0), 0) / counted.length,
   };
+}
+
+/** Pass counts of finished episodes per kind of task (`groupOf`: task id → kind), kinds in sorted order; other tasks are left out. */
+export function passCountsByGroup(episodes: readonly Pick<EpisodeRecord, "taskId" | "success">[], groupOf: ReadonlyMap<string, string>): Record<string, PassCount> {
+  const counts: Record<string, PassCount> = {};
+  for (const group of [...new Set(groupOf.values())].sort()) counts[group] = { passed: 0, total: 0 };
+  for (const episode of episodes) {
+    const group = groupOf.get(episode.taskId);
+    if (group === undefined) continue;
+    counts[group]!.total += 1;
+    if (episode.success === true) counts[group]!.passed += 1;
+  }
+  return counts;
 }
 
 /** Solved and attempted episodes added up (τ² Appendix C's overall: solved / tasks over every domain). */

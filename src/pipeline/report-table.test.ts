@@ -27,6 +27,27 @@ test("the evaluation table: pass rates per domain and overall, adapter gains, ro
   assert.ok(rows.includes("| multi_step_completion | 1 | 0.500 | 0.375 | -0.125 |"));
   assert.ok(rows.includes("| tool_calling_precision | A | 1 | 25.0% |"));
   assert.ok(rows.includes("| base (none of these) | B | 3 | 75.0% |"));
+  assert.ok(!report.includes("kind of task"), "no table of kinds when the target names none");
+});
+
+test("a target that names kinds of task gets base and TRACE per kind", () => {
+  const report = formatReport("mini", {
+    domains: [
+      {
+        domain: "mini",
+        base: { passed: 2, total: 5 },
+        trace: { passed: 4, total: 5 },
+        groups: { composite: { base: { passed: 0, total: 2 }, trace: { passed: 1, total: 2 } }, payment: { base: { passed: 2, total: 3 }, trace: { passed: 3, total: 3 } } },
+      },
+    ],
+    overall: { base: { passed: 2, total: 5 }, trace: { passed: 4, total: 5 } },
+    capabilities: [],
+    routing: [],
+  });
+  const rows = report.split("\n");
+  assert.ok(rows.includes("| domain | kind of task | base pass rate | TRACE pass rate |"));
+  assert.ok(rows.includes("| mini | composite | 0.0% (0/2) | 50.0% (1/2) |"));
+  assert.ok(rows.includes("| mini | payment | 66.7% (2/3) | 100.0% (3/3) |"));
 });
 
 test("a run without adapters or routed tasks says so instead of dividing by zero", () => {

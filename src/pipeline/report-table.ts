@@ -15,6 +15,14 @@ export function formatReport(name: string, results: EvaluationResults): string {
   const lines = [`# ${name}: TRACE report`, "", "| domain | base pass rate | TRACE pass rate |", "|---|---|---|"];
   for (const domain of results.domains) lines.push(`| ${domain.domain} | ${rate(domain.base)} | ${rate(domain.trace)} |`);
   lines.push(`| overall (solved / tasks) | ${rate(results.overall.base)} | ${rate(results.overall.trace)} |`, "");
+  const grouped = results.domains.filter((domain) => domain.groups !== undefined && Object.keys(domain.groups).length > 0);
+  if (grouped.length > 0) {
+    lines.push("| domain | kind of task | base pass rate | TRACE pass rate |", "|---|---|---|---|");
+    for (const domain of grouped) {
+      for (const [kind, counts] of Object.entries(domain.groups!)) lines.push(`| ${domain.domain} | ${kind} | ${rate(counts.base)} | ${rate(counts.trace)} |`);
+    }
+    lines.push("");
+  }
   lines.push("| capability adapter | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|");
   for (const capability of results.capabilities) {
     lines.push(`| ${capability.capability} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);

@@ -47,6 +47,8 @@ export interface TargetDomain {
   moduleEnvironment?: ModuleEnvironment;
   /** Which tasks were used for what, in words (e.g. τ²'s `split_tasks.json` train / test). */
   split: string;
+  /** The kind of a task, for reports that break pass rates down by it (TRACE-mini: the task family); absent for τ². */
+  taskGroup?: (task: Task) => string;
 }
 
 /** τ²-bench's `split_tasks.json` of a domain directory: task ids per split name; undefined when the file is absent. */
@@ -111,6 +113,10 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
         makeUser: (task) => createInstanceUser(environment.instance(task)),
         request: (task) => environment.instance(task).request,
         moduleEnvironment: environment,
+        taskGroup: (task) => {
+          const family = environment.instance(task).facts.family;
+          return typeof family === "string" ? family : "unknown";
+        },
         split: `training seeds 0-${target.trainingSeeds - 1}, held-out evaluation seeds ${target.evaluationSeedStart}-${target.evaluationSeedStart + target.evaluationSeedCount - 1}`,
       },
     ];

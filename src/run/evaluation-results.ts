@@ -8,7 +8,13 @@ export interface PassCount {
 
 export interface EvaluationResults {
   /** Per target domain: the base model's rollouts and the routed (TRACE) agent's. */
-  domains: { domain: string; base: PassCount; trace: PassCount }[];
+  domains: {
+    domain: string;
+    base: PassCount;
+    trace: PassCount;
+    /** Per kind of task, when the target names kinds (TRACE-mini: the task family). */
+    groups?: Record<string, { base: PassCount; trace: PassCount }>;
+  }[];
   /** τ² Appendix C: solved / tasks over both domains. */
   overall: { base: PassCount; trace: PassCount };
   /** Mean reward of the base and of the adapter on each capability environment's held-out seeds. */

@@ -73,6 +73,28 @@ describe("renderComparisonMarkdown", () => {
     assert.equal(section, "## Notes\n\n- GEPA, seed 2: 5 candidates; the agent's own prompt deployed\n");
   });
 
+  test("a table of pass rates per kind of task when results carry kinds, mean ± sd over the seeds that have each kind", () => {
+    const withKinds = (partial: Parameters<typeof result>[0], counts: Record<string, [number, number]>) => {
+      const made = result(partial, 0, 0, 100);
+      const groups = Object.fromEntries(Object.entries(counts).map(([kind, [passed, total]]) => [kind, { passed, total }]));
+      return { ...made, domains: [{ domain: "mini", passed: 0, total: 10, meanReward: 0, groups }] };
+    };
+    const kinds = renderComparisonMarkdown(
+      [
+        withKinds({ method: "base", label: "Base agent", group: "baseline", seed: 0 }, { payment: [1, 4], composite: [0, 6] }),
+        withKinds({ method: "trace", label: "TRACE", group: "trace", seed: 0 }, { payment: [3, 4], composite: [3, 6] }),
+        withKinds({ method: "trace", label: "TRACE", group: "trace", seed: 1 }, { payment: [4, 4] }),
+      ],
+      OPTIONS,
+    );
+    assert.deepEqual(tableUnder(kinds, "## Pass rate per kind of task"), [
+      ["method", "composite (6)", "payment (4)"],
+      ["Base agent", "0.0 ± 0.0", "25.0 ± 0.0"],
+      ["TRACE", "50.0 ± 0.0", "87.5 ± 17.7"],
+    ]);
+    assert.doesNotMatch(markdown, /per kind of task/);
+  });
+
   test("formats signed points", () => {
     assert.deepEqual([formatPoints(0.2166), formatPoints(-0.04), formatPoints(0), formatPoints(-0.00001)], ["+21.7", "-4.0", "+0.0", "+0.0"]);
   });

@@ -9,6 +9,8 @@ export interface DomainResult {
   passed: number;
   total: number;
   meanReward: number;
+  /** Passed/total episodes per kind of task (e.g. TRACE-mini's task families), when the target names kinds. */
+  groups?: Record<string, { passed: number; total: number }>;
 }
 
 /** Budgeted rollouts a method spent (training + calibration + selection) and evaluation episodes it ran. */
