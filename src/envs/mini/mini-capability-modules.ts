@@ -32,6 +32,20 @@ const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
   calibrated: true,
 });
 
+/**
+ * The multi-step practice world rewarded per part (`reward: "parts"`): the share of requested orders handled as asked,
+ * times COMMUNICATE. Chosen in a run's `environments.map` in place of `mini_multi_step_completion`; not one of the
+ * worlds the base agent's demonstrations are played in.
+ */
+export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniModule({
+  capability: "mini_multi_step_completion_by_part",
+  description: "Carrying out every change of a multi-part request instead of stopping after the first one, rewarded for each change made.",
+  families: ["multi_cancel", "composite"],
+  phrasing: "practice",
+  calibrated: true,
+  reward: "parts",
+});
+
 /** The three practice modules, one per capability the target needs. */
 export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECONDITION_VERIFICATION, MINI_TOOL_CALLING_PRECISION, MINI_MULTI_STEP_COMPLETION];
 

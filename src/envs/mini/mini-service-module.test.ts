@@ -3,13 +3,13 @@ import { test } from "node:test";
 import type { CapabilityModule, Json } from "../modules/capability-module.js";
 import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../modules/index.js";
 import { atDifficulty } from "../modules/module-runner.js";
-import { MINI_CAPABILITY_MODULES, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
+import { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
 import miniService, { createMiniModule, MINI_DIFFICULTY } from "./mini-service-module.js";
 
 const seeds = Array.from({ length: 100 }, (_, index) => index);
 const sdk = createModuleSdk();
 
-for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES]) {
+for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART]) {
   test(`${module.capability}: deterministic per seed, gold solves, do-nothing and read-only fail`, async () => {
     const runner = nativeModuleRunner(module);
     const report = await checkDeterminism(runner, seeds.slice(0, 30));
@@ -123,4 +123,32 @@ test("difficulty levels: the practice modules offer five, harder upwards; level 
   for (const level of [0, 4]) for (const module of [precondition, payment, multiStep]) for (const seed of seeds.slice(0, 10)) {
     assert.equal((await playSolution(atDifficulty(nativeModuleRunner(module), level), seed)).reward, 1, `${module.capability} level ${level} seed ${seed}`);
   }
+});
+
+test("the multi-step world rewarded per part: the share of requested orders done, 0 when another order changed; success as τ²", async () => {
+  const runner = nativeModuleRunner(MINI_MULTI_STEP_COMPLETION_BY_PART);
+  const plain = nativeModuleRunner(MINI_CAPABILITY_MODULES[2]!);
+  const instances = await Promise.all(seeds.map((seed) => runner.generate(seed, 3)));
+  const instance = instances.find((candidate) => candidate.facts.family === "multi_cancel" && Object.keys(candidate.state.orders as object).length > 3)!;
+  const requested = instance.facts.order_ids as string[];
+  assert.equal(requested.length, 3, "level 3 asks for three cancellations");
+  let state = instance.state;
+  const after: (typeof state)[] = [];
+  for (const call of instance.solution.filter((candidate) => candidate.name === "cancel_pending_order")) {
+    state = (await runner.runTool(state, call.name, call.arguments)).state;
+    after.push(state);
+  }
+  const verdict = (finalState: typeof state) => runner.verify({ instance, calls: [], replies: ["Done."], finalState });
+  assert.deepEqual(await verdict(instance.state), { reward: 0, success: false, breakdown: { DB: 0, COMMUNICATE: 1, PARTS: 0 } });
+  assert.deepEqual(await verdict(after[0]!), { reward: 1 / 3, success: false, breakdown: { DB: 0, COMMUNICATE: 1, PARTS: 1 / 3 } });
+  assert.deepEqual(await verdict(after[2]!), { reward: 1, success: true, breakdown: { DB: 1, COMMUNICATE: 1, PARTS: 1 } });
+  // The same episode in the all-or-nothing world: nothing for two of three.
+  assert.deepEqual(await plain.verify({ instance, calls: [], replies: ["Done."], finalState: after[1]! }), { reward: 0, success: false, breakdown: { DB: 0, COMMUNICATE: 1 } });
+  const other = Object.keys(instance.state.orders as object).find((id) => !requested.includes(id))!;
+  const changed = (await runner.runTool(after[1]!, "cancel_pending_order", { order_id: other, reason: instance.facts.reason as string })).state;
+  assert.equal((await verdict(changed)).reward, 0, "an unrequested order changed");
+  // A single-part request (none in this world, but the option says so) keeps the all-or-nothing reward.
+  const single = createMiniModule({ capability: "single_by_part", description: "test", families: ["precondition"], phrasing: "target", reward: "parts" });
+  const singleInstance = single.generate(1, sdk);
+  assert.deepEqual(Object.keys(single.verify({ instance: singleInstance, calls: [], replies: [], finalState: singleInstance.state }, sdk).breakdown), ["DB", "COMMUNICATE"]);
 });

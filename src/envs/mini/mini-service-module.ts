@@ -13,7 +13,7 @@
  *
  * Self-contained: no runtime imports (only types from the SDK contract), all randomness from `sdk.random` (seeded from `seed`).
  */
-import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome } from "../modules/capability-module.js";
+import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, SolutionCall, ToolOutcome, Verdict } from "../modules/capability-module.js";
 
 /**
  * A kind of mini task. The first three exercise one capability each; `composite` asks for two or three things in one
@@ -37,6 +37,12 @@ export interface MiniModuleOptions {
   phrasing: MiniPhrasing;
   /** Whether the module offers difficulty levels to calibration (`MINI_DIFFICULTY`); the target world has one fixed level. */
   calibrated?: boolean;
+  /**
+   * How a multi-part request is rewarded: `"task"` (default) as τ², DB × COMMUNICATE; `"parts"` counts DB per part,
+   * the share of requested orders left as the request asks (0 when anything else changed), times COMMUNICATE, so an
+   * episode that stops after the first change earns part of the reward. Success stays DB × COMMUNICATE.
+   */
+  reward?: "task" | "parts";
 }
 
 /**
@@ -326,6 +332,18 @@ function runTool(state: State, name: string, args: { [key: string]: Json }): Too
 
 // --- The module. ----------------------------------------------------------------------------------------------------
 
+/** The share of `requested` orders whose final record equals the expected one; 0 when anything outside them differs. */
+function partsDone(finalState: State, expected: State, requested: readonly string[], sdk: ModuleSdk): number {
+  const without = (state: State): Json => {
+    const orders = { ...((state.orders ?? {}) as Row) };
+    for (const id of requested) delete orders[id];
+    return { ...state, orders };
+  };
+  if (sdk.hash(without(finalState)) !== sdk.hash(without(expected))) return 0;
+  const record = (state: State, id: string): Json => ((state.orders ?? {}) as Row)[id] ?? null;
+  return requested.filter((id) => sdk.hash(record(finalState, id)) === sdk.hash(record(expected, id))).length / requested.length;
+}
+
 /** Builds a TRACE-mini module over some families, worded as the target or as practice. */
 export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
   const settings: MiniModuleOptions = { ...options, families: [...options.families] };
@@ -338,15 +356,20 @@ export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
     ...(settings.calibrated === true ? { difficulty: { ...MINI_DIFFICULTY } } : {}),
     generate: (seed, sdk, difficulty) => generateWith(settings, seed, sdk, settings.calibrated === true ? (difficulty ?? MINI_DIFFICULTY.initial) : MINI_DIFFICULTY.initial),
     runTool: (state, name, args) => runTool(state, name, args),
-    verify(input, sdk) {
+    verify(input, sdk): Verdict {
       const { instance, finalState, replies } = input;
       let expected = instance.state;
       for (const call of instance.solution) expected = runTool(expected, call.name, call.arguments).state;
       const said = replies.join("\n").toLowerCase();
       const DB = sdk.hash(finalState) === sdk.hash(expected) ? 1 : 0;
       const COMMUNICATE = instance.mustSay.every((item) => said.includes(item.toLowerCase())) ? 1 : 0;
-      const reward = DB * COMMUNICATE;
-      return { reward, success: reward === 1, breakdown: { DB, COMMUNICATE } };
+      const requested = (instance.facts.order_ids as string[] | undefined) ?? [];
+      if (settings.reward !== "parts" || requested.length < 2) {
+        const reward = DB * COMMUNICATE;
+        return { reward, success: reward === 1, breakdown: { DB, COMMUNICATE } };
+      }
+      const PARTS = partsDone(finalState, expected, requested, sdk);
+      return { reward: PARTS * COMMUNICATE, success: DB * COMMUNICATE === 1, breakdown: { DB, COMMUNICATE, PARTS } };
     },
   };
 }
