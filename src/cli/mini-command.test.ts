@@ -121,7 +121,7 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
   assert.ok(at(/seed 0 gepa: running/) < at(/seed 0 grpo-target: pass rate/), "gepa starts before GRPO on the target ends");
   assert.ok(at(/seed 0 trace: (pass rate|done earlier)/) < at(/seed 0 merge: running/), "merge waits for TRACE");
-  for (const file of ["comparison.md", "comparison.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
+  for (const file of ["comparison.md", "comparison.csv", "comparison-kinds.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
   // The same measurement on the merged checkpoint, from the command line.
   const measured = await promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--demonstrations", "2", "--max-steps", "6", "--max-tokens", "24", "--json"], { maxBuffer: 1 << 24 });
   const report = JSON.parse(measured.stdout.trim().split("\n").at(-1)!) as { demonstrations: number; turns: number; seeds: { start: number; count: number } };

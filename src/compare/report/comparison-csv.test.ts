@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { COMPARISON_COLUMNS, renderComparisonCsv } from "./comparison-csv.js";
+import { COMPARISON_COLUMNS, KIND_COLUMNS, renderComparisonCsv, renderKindsCsv } from "./comparison-csv.js";
 import { HAND_MADE, result } from "./comparison-test-support.js";
 
 describe("renderComparisonCsv", () => {
@@ -19,5 +19,14 @@ describe("renderComparisonCsv", () => {
   test("doubles quotes inside a quoted field", () => {
     const [, row] = renderComparisonCsv([result({ method: "sft", label: 'SFT "gold"', group: "baseline", seed: 1 }, 1, 2, 3)]).split("\n");
     assert.match(row!, /^sft,"SFT ""gold""",baseline,/);
+  });
+});
+
+describe("renderKindsCsv", () => {
+  test("one row per method × seed × domain × kind of task, and nothing when no result names kinds", () => {
+    assert.equal(renderKindsCsv(HAND_MADE), undefined);
+    const made = result({ method: "trace", label: "TRACE", group: "trace", seed: 2 }, 0, 0, 10);
+    const withKinds = { ...made, domains: [{ domain: "mini", passed: 3, total: 6, meanReward: 0.5, groups: { payment: { passed: 3, total: 4 }, composite: { passed: 0, total: 2 } } }] };
+    assert.deepEqual(renderKindsCsv([withKinds])!.trimEnd().split("\n"), [KIND_COLUMNS.join(","), "trace,TRACE,trace,2,mini,payment,3,4,0.75", "trace,TRACE,trace,2,mini,composite,0,2,0"]);
   });
 });

@@ -43,3 +43,16 @@ export function renderComparisonCsv(results: readonly MethodSeedResult[]): strin
   );
   return stringify(rows, { header: true, columns: [...COMPARISON_COLUMNS] });
 }
+
+/** Columns of comparison-kinds.csv, one row per method × seed × domain × kind of task. */
+export const KIND_COLUMNS = ["method", "label", "group", "seed", "domain", "kind", "passed", "total", "pass_rate"] as const;
+
+/** Renders comparison-kinds.csv from the results' pass counts per kind of task; undefined when no result has any. */
+export function renderKindsCsv(results: readonly MethodSeedResult[]): string | undefined {
+  const rows = results.flatMap((result) =>
+    result.domains.flatMap((domain) =>
+      Object.entries(domain.groups ?? {}).map(([kind, count]) => [result.method, result.label, result.group, result.seed, domain.domain, kind, count.passed, count.total, count.total === 0 ? "" : count.passed / count.total]),
+    ),
+  );
+  return rows.length === 0 ? undefined : stringify(rows, { header: true, columns: [...KIND_COLUMNS] });
+}
