@@ -52,6 +52,24 @@ for (const [deficit, designed] of cases) {
   });
 }
 
+test("two deficits at once: every failure is explained by them, a first change that rewrites the method an order already had included", async () => {
+  const results = await attributions({ ...NO_EXPERT_DEFICITS, wrongPaymentMethod: 1, stopAfterFirstChange: 1 }, 200);
+  const failed = results.filter((result) => !result.success);
+  for (const { instance, attribution } of failed) {
+    assert.equal(attribution.other, false, instance.request);
+    assert.ok(attribution.deficits.length > 0);
+  }
+  // The case a state diff alone misses: the wrong method was already the order's, so the write changed nothing.
+  const noOp = failed.filter(({ instance }) => {
+    const parts = (instance.facts.parts ?? []) as { kind: string; order_id: string }[];
+    const first = parts[0];
+    const orders = instance.state.orders as Record<string, { payment_method_id: string }>;
+    return parts.length > 1 && first?.kind === "pay" && orders[first.order_id]?.payment_method_id === instance.facts.first_payment_method_id;
+  });
+  assert.ok(noOp.length > 0, "no composite task whose first change is a no-op among the seeds");
+  for (const { attribution } of noOp) assert.deepEqual(attribution, { deficits: ["incomplete", "payment"], other: false });
+});
+
 test("a garbled id or a reply that says nothing is something else", async () => {
   const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: 40 }, (_, index) => 900 + index) });
   const task = environment.tasks().find((candidate) => environment.instance(candidate).facts.family === "payment")!;

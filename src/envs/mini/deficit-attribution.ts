@@ -5,6 +5,7 @@
  * initial state (as the grader replays) against the gold solution's final state; it never looks at the policy.
  */
 import type { Json, ModuleInstance, VerifierInput } from "../modules/capability-module.js";
+import { MINI_READ_TOOLS } from "./mini-service-module.js";
 
 /** A designed deficit seen in an episode (the expert's `ExpertDeficits`, by what the conversation shows). */
 export type DesignedDeficit = "precondition" | "payment" | "incomplete";
@@ -35,7 +36,8 @@ function requestedOrders(instance: ModuleInstance): string[] {
  * `verifier-input.ts`), `communicated` whether the grader's COMMUNICATE check passed.
  * - `precondition`: an order that was not pending got cancelled (the status was not checked, or ignored);
  * - `payment`: an order's payment set to one of the user's methods other than the one named;
- * - `incomplete`: the agent changed something and left a requested order untouched (never looked up or changed);
+ * - `incomplete`: the agent made a change (a write the tools accepted, even one that left the order as it was, such as
+ *   the wrong payment method that the order already had) and left a requested order untouched (never looked up or changed);
  * - `other`: any other difference from the gold state, or a failed COMMUNICATE check that no deficit explains.
  */
 export function attributeMiniFailure(instance: ModuleInstance, own: VerifierInput, gold: VerifierInput, communicated: boolean): FailureAttribution {
@@ -45,7 +47,8 @@ export function attributeMiniFailure(instance: ModuleInstance, own: VerifierInpu
   const deficits = new Set<DesignedDeficit>();
   let other = false;
   const touched = new Set(own.calls.flatMap((call) => Object.values(call.arguments).filter((value): value is string => typeof value === "string")));
-  const changed = !same(final, initial);
+  const wrote = own.calls.some((call) => !call.error && !MINI_READ_TOOLS.includes(call.name));
+  const changed = wrote || !same(final, initial);
   const untouched = requestedOrders(instance).filter((id) => !touched.has(id));
   const incomplete = changed && untouched.length > 0;
   if (incomplete) deficits.add("incomplete");

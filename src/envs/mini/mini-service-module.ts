@@ -22,6 +22,9 @@ import type { CapabilityModule, Json, ModuleInstance, ModuleSdk, ModuleTool, Sol
  */
 export const MINI_FAMILIES = ["precondition", "payment", "multi_cancel", "composite"] as const;
 
+/** The tools that only read; every other tool of the mini worlds writes. */
+export const MINI_READ_TOOLS: readonly string[] = ["get_user_details", "get_order_details"];
+
 /** One of `MINI_FAMILIES`. */
 export type MiniFamily = (typeof MINI_FAMILIES)[number];
 
@@ -352,7 +355,7 @@ export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
     description: settings.description,
     policy,
     tools,
-    readTools: ["get_user_details", "get_order_details"],
+    readTools: [...MINI_READ_TOOLS],
     ...(settings.calibrated === true ? { difficulty: { ...MINI_DIFFICULTY } } : {}),
     generate: (seed, sdk, difficulty) => generateWith(settings, seed, sdk, settings.calibrated === true ? (difficulty ?? MINI_DIFFICULTY.initial) : MINI_DIFFICULTY.initial),
     runTool: (state, name, args) => runTool(state, name, args),
