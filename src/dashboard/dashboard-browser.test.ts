@@ -30,6 +30,7 @@ const runDirectory = path.join(scratch, "ticketing-run");
 const emptyDirectory = path.join(scratch, "empty");
 const corruptRun = path.join(scratch, "corrupt-run");
 const toolRun = path.join(scratch, "tool-run");
+const kindsRun = path.join(scratch, "kinds-run");
 const screenshots = path.join(repositoryRoot, "runs", "dashboard-screenshots");
 const servers: FakeChatServer[] = [];
 const ITERATIONS = 3;
@@ -61,7 +62,26 @@ before(async () => {
     reward: { reward: 0.5, success: false, breakdown: { DB: 1, COMMUNICATE: 0 } },
   });
   store.close();
-  dashboard = await startDashboard({ runs: [runDirectory, emptyDirectory, corruptRun, toolRun], port: 0 });
+  // A run whose target names kinds of task (as TRACE-mini's families): its evaluation and two methods' results.
+  const kinds = openRunDirectory(kindsRun);
+  kinds.create();
+  writeFileSync(kinds.configFile, "{}");
+  const counts = (passed: number, total: number) => ({ passed, total });
+  kinds.writeEvaluationResults({
+    domains: [{ domain: "mini", base: counts(3, 10), trace: counts(6, 10), groups: { composite: { base: counts(0, 4), trace: counts(1, 4) }, payment: { base: counts(3, 6), trace: counts(5, 6) } } }],
+    overall: { base: counts(3, 10), trace: counts(6, 10) },
+    capabilities: [],
+    routing: [],
+  });
+  for (const [method, seed, composite, payment] of [["base", 0, 0, 3], ["trace", 0, 1, 5], ["trace", 1, 3, 6]] as const) {
+    const domain = { domain: "mini", passed: composite + payment, total: 10, meanReward: (composite + payment) / 10, groups: { composite: counts(composite, 4), payment: counts(payment, 6) } };
+    mkdirSync(path.dirname(kinds.compareResultFile(seed, method)), { recursive: true });
+    writeFileSync(
+      kinds.compareResultFile(seed, method),
+      JSON.stringify({ method, label: method === "base" ? "Base agent" : "TRACE", group: method === "base" ? "baseline" : "trace", seed, domains: [domain], budget: { limit: 64, spent: method === "base" ? 0 : 64, evaluation: 10 }, curve: [{ episodes: 0, score: 0.3 }], snapshots: [], notes: [] }),
+    );
+  }
+  dashboard = await startDashboard({ runs: [runDirectory, emptyDirectory, corruptRun, toolRun, kindsRun], port: 0 });
   browser = await puppeteer.launch({ executablePath: process.env.TRACE_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage"] });
 });
 
@@ -331,6 +351,18 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
   assert.match(await text(page, ".message.tool"), /^tool \(call-1\)\s+\{"status":"cancelled"\}$/);
   assert.deepEqual(await cells(page, '[data-testid="reward-breakdown"]'), [["DB", "1.000"], ["COMMUNICATE", "0.000"]]);
   await snap(page, "episode-with-tool-call");
+  // Pass rates per kind of task: base and TRACE in the evaluation, every method in the comparison (mean ± sd).
+  await show(page, "#/4/routing");
+  assert.deepEqual(await cells(page, '[data-testid="evaluation-kinds-table"]'), [
+    ["mini", "composite", "0/4", "1/4"],
+    ["mini", "payment", "3/6", "5/6"],
+  ]);
+  await show(page, "#/4/comparison");
+  assert.deepEqual(await cells(page, '[data-testid="kinds-table"]'), [
+    ["Base agent", "0.0% ± 0.0%", "50.0% ± 0.0%"],
+    ["TRACE", "50.0% ± 35.4%", "91.7% ± 11.8%"],
+  ]);
+  await snap(page, "kinds");
   const health = await fetch(`${dashboard!.origin}/api/runs/0/stages`);
   assert.equal(health.status, 200, "the server is still up");
   assert.deepEqual(pageErrors, []);

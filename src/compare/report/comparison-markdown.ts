@@ -1,9 +1,8 @@
 /** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds. */
 import { markdownTable } from "markdown-table";
 import type { ComparisonReportOptions, MethodSeedResult } from "./comparison-types.js";
-import { groupByMethod } from "./group-by-method.js";
-import { summarize, type Summary } from "./summary-statistics.js";
-import { summarizeMethods, type MethodSummary } from "./summarize-methods.js";
+import type { Summary } from "./summary-statistics.js";
+import { summarizeKinds, summarizeMethods, type MethodSummary } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
 const BASE_METHOD = "base";
@@ -47,32 +46,14 @@ function table(methods: readonly MethodSummary[], domains: readonly string[], ba
   return markdownTable([header, ...rows], { align: ["l", ...header.slice(1).map(() => "r" as const)] });
 }
 
-/**
- * "Pass rate per kind of task": for each domain whose results carry pass counts per kind of task (e.g. TRACE-mini's
- * families), one row per method with mean ± sd over the seeds that evaluated that kind; columns name the kind and its
- * episodes per seed. Empty when no result carries kinds.
- */
-function groupTables(results: readonly MethodSeedResult[], domains: readonly string[]): string[] {
+/** "Pass rate per kind of task": a table per domain whose results carry kinds (`summarizeKinds`); empty when none do. */
+function kindTables(results: readonly MethodSeedResult[], domains: readonly string[]): string[] {
   const sections: string[] = [];
-  const methods = groupByMethod(results);
-  for (const domain of domains) {
-    const scoresOf = (result: MethodSeedResult) => result.domains.find((candidate) => candidate.domain === domain)?.groups;
-    const kinds = [...new Set(results.flatMap((result) => Object.keys(scoresOf(result) ?? {})))].sort();
-    if (kinds.length === 0) continue;
-    const episodes = (kind: string) => results.map((result) => scoresOf(result)?.[kind]?.total).find((total) => total !== undefined) ?? 0;
-    const header = ["method", ...kinds.map((kind) => `${escapeCell(kind)} (${episodes(kind)})`)];
-    const rows = methods.map((seeds) => [
-      escapeCell(seeds[0]!.label),
-      ...kinds.map((kind) => {
-        const rates = seeds.flatMap((seed) => {
-          const count = scoresOf(seed)?.[kind];
-          return count === undefined || count.total === 0 ? [] : [count.passed / count.total];
-        });
-        return rates.length === 0 ? "-" : formatPercent(summarize(rates));
-      }),
-    ]);
-    if (domains.length > 1) sections.push(`### ${escapeCell(domain)}`, "");
-    sections.push(markdownTable([header, ...rows], { align: ["l", ...kinds.map(() => "r" as const)] }), "");
+  for (const summary of summarizeKinds(results)) {
+    const header = ["method", ...summary.kinds.map(({ kind, episodes }) => `${escapeCell(kind)} (${episodes})`)];
+    const rows = summary.methods.map((method) => [escapeCell(method.label), ...method.rates.map((rate) => (rate === null ? "-" : formatPercent(rate)))]);
+    if (domains.length > 1) sections.push(`### ${escapeCell(summary.domain)}`, "");
+    sections.push(markdownTable([header, ...rows], { align: ["l", ...summary.kinds.map(() => "r" as const)] }), "");
   }
   if (sections.length === 0) return [];
   return ["## Pass rate per kind of task", "", ...sections, "Cells are pass rates in percent, mean ± sd over seeds; each column names a kind of task and its episodes per seed.", ""];
@@ -108,7 +89,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     "",
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
-    ...groupTables(results, domains),
+    ...kindTables(results, domains),
   ];
   const noted = results.filter((result) => (result.notes ?? []).length > 0);
   if (noted.length > 0) {

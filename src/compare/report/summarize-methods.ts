@@ -55,3 +55,39 @@ export function summarizeMethods(results: readonly MethodSeedResult[]): Comparis
   });
   return { domains, methods };
 }
+
+/** One domain's pass rates per kind of task: its kinds (sorted, with episodes per seed) and each method's summaries. */
+export interface KindsSummary {
+  domain: string;
+  kinds: { kind: string; episodes: number }[];
+  /** Per method (first-seen order), one summary per kind over the seeds that evaluated it; null where none did. */
+  methods: { method: string; label: string; rates: (Summary | null)[] }[];
+}
+
+/** Pass rates per kind of task, for every domain whose results carry kinds (`DomainResult.groups`); empty when none do. */
+export function summarizeKinds(results: readonly MethodSeedResult[]): KindsSummary[] {
+  const domains = [...new Set(results.flatMap((result) => result.domains.map((domain) => domain.domain)))];
+  const methods = groupByMethod(results);
+  return domains.flatMap((domain) => {
+    const countsOf = (result: MethodSeedResult) => result.domains.find((candidate) => candidate.domain === domain)?.groups;
+    const kinds = [...new Set(results.flatMap((result) => Object.keys(countsOf(result) ?? {})))].sort();
+    if (kinds.length === 0) return [];
+    return [
+      {
+        domain,
+        kinds: kinds.map((kind) => ({ kind, episodes: results.map((result) => countsOf(result)?.[kind]?.total).find((total) => total !== undefined) ?? 0 })),
+        methods: methods.map((seeds) => ({
+          method: seeds[0]!.method,
+          label: seeds[0]!.label,
+          rates: kinds.map((kind) => {
+            const rates = seeds.flatMap((seed) => {
+              const count = countsOf(seed)?.[kind];
+              return count === undefined || count.total === 0 ? [] : [count.passed / count.total];
+            });
+            return rates.length === 0 ? null : summarize(rates);
+          }),
+        })),
+      },
+    ];
+  });
+}

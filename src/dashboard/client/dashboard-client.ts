@@ -274,10 +274,12 @@ function renderRouting(data: Json): string {
   const options = routing === null ? "" : table(["label", "capability", "model", "tasks"], (data.routes as Json[]).map((route) => [escape(route.label), escape(route.option), escape((routing.options as Json[]).find((option) => option.label === route.label)?.model ?? ""), numberCell(String(route.tasks))]), 'data-testid="routes-table"');
   const accuracy = routing?.accuracy === undefined || routing === null ? "<p>routing accuracy: no labels (the target's tasks do not name their capability)</p>" : `<p data-testid="routing-accuracy">routing accuracy ${routing.accuracy.correct}/${routing.accuracy.tasks} (${percent(routing.accuracy.accuracy)}); ${escape(routing.accuracy.note)}</p>`;
   const domains = results === null ? "" : table(["domain", "base solved", "TRACE solved"], [...(results.domains as Json[]).map((domain) => [escape(domain.domain), numberCell(`${domain.base.passed}/${domain.base.total}`), numberCell(`${domain.trace.passed}/${domain.trace.total}`)]), ["overall", numberCell(`${results.overall.base.passed}/${results.overall.base.total}`), numberCell(`${results.overall.trace.passed}/${results.overall.trace.total}`)]], 'data-testid="evaluation-table"');
+  const kinds = results === null ? [] : (results.domains as Json[]).flatMap((domain) => Object.entries((domain.groups ?? {}) as Record<string, Json>).map(([kind, counts]) => [escape(domain.domain), escape(kind), numberCell(`${counts.base.passed}/${counts.base.total}`), numberCell(`${counts.trace.passed}/${counts.trace.total}`)]));
+  const kindsTable = kinds.length === 0 ? "" : table(["domain", "kind of task", "base solved", "TRACE solved"], kinds, 'data-testid="evaluation-kinds-table"');
   const capabilities = results === null ? "" : table(["capability", "held-out seeds", "base reward", "adapter reward"], (results.capabilities as Json[]).map((row) => [escape(row.capability), escape((row.seeds as number[]).join(", ")), numberCell(number(row.before)), numberCell(number(row.after))]), 'data-testid="capabilities-evaluation"');
   const tasks = table(["environment", "task", "base reward", "TRACE reward"], (data.tasks as Json[]).map((task) => [escape(task.environment), escape(task.taskId), numberCell(number(task.base)), numberCell(number(task.trace))]), 'data-testid="tasks-table"');
   return `${notices(data)}<h2>routing</h2>${options}${accuracy}<div class="charts">${chart(data.charts.routes, 'data-chart="routes"')}${chart(data.charts.tasks, 'data-chart="tasks"')}</div>
-    <h2>evaluation</h2>${domains}${capabilities}<h3>per task</h3>${tasks}`;
+    <h2>evaluation</h2>${domains}${kindsTable}${capabilities}<h3>per task</h3>${tasks}`;
 }
 
 function renderComparison(data: Json): string {
@@ -291,7 +293,14 @@ function renderComparison(data: Json): string {
     numberCell(`${number(method.spent.mean, 0)} / ${data.budget}`),
     escape((method.notes as string[]).join("; ")),
   ]);
-  return `${notices(data)}${(data.methods as Json[]).length === 0 ? "" : table(["method", "id", "seeds", "pass rate: mean ± sd [min, max]", ...(data.domains as string[]), "budget spent", "notes"], rows, 'data-testid="methods-table"')}
+  const kinds = (data.kinds as Json[])
+    .map((summary) => {
+      const header = ["method", ...(summary.kinds as Json[]).map((kind) => `${kind.kind} (${kind.episodes})`)];
+      const kindRows = (summary.methods as Json[]).map((method) => [escape(method.label), ...(method.rates as Json[]).map((rate) => numberCell(rate === null ? "-" : `${percent(rate.mean)} ± ${percent(rate.standardDeviation)}`))]);
+      return `<h3>pass rate per kind of task: ${escape(summary.domain)}</h3>${table(header, kindRows, `data-testid="kinds-table" data-domain="${escape(summary.domain)}"`)}`;
+    })
+    .join("");
+  return `${notices(data)}${(data.methods as Json[]).length === 0 ? "" : table(["method", "id", "seeds", "pass rate: mean ± sd [min, max]", ...(data.domains as string[]), "budget spent", "notes"], rows, 'data-testid="methods-table"')}${kinds}
     <div class="charts">${chart(data.curves, 'data-chart="curves"')}</div>`;
 }
 
