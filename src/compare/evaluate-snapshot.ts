@@ -13,15 +13,10 @@ import { runEvaluation } from "../pipeline/evaluation-episodes.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { withCandidatePrompt } from "../baselines/gepa/candidate-system-prompt.js";
 import type { SnapshotPolicy } from "./compare-setup.js";
+import type { DomainResult } from "./report/comparison-types.js";
 
 /** One domain's evaluation: passed / total episodes and mean reward, and pass counts per kind of task where the target names one. */
-export interface DomainScore {
-  domain: string;
-  passed: number;
-  total: number;
-  meanReward: number;
-  groups?: Record<string, { passed: number; total: number }>;
-}
+export type DomainScore = DomainResult;
 
 export interface EvaluateSnapshotOptions {
   context: PipelineContext;

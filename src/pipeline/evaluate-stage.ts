@@ -89,8 +89,9 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
       const entry: EvaluationResults["domains"][number] = { domain, base: count(baseScore), trace: count(routed) };
       if (baseScore.groups !== undefined && routed.groups !== undefined) {
+        // Both scored the same tasks, so both list every kind.
         const traceGroups = routed.groups;
-        entry.groups = Object.fromEntries(Object.entries(baseScore.groups).map(([kind, counts]) => [kind, { base: counts, trace: traceGroups[kind] ?? { passed: 0, total: 0 } }]));
+        entry.groups = Object.fromEntries(Object.entries(baseScore.groups).map(([kind, counts]) => [kind, { base: counts, trace: traceGroups[kind]! }]));
       }
       context.log(`  ${environment.name}: base ${entry.base.passed}/${entry.base.total}, TRACE ${entry.trace.passed}/${entry.trace.total}${heldOut ? " (held-out tasks)" : ""}`);
       domains.push(entry);

@@ -1,4 +1,5 @@
 /** Input types of the `trace compare` report writer: one method's evaluation for one seed. */
+import type { PassCount } from "../../run/evaluation-results.js";
 
 /** Which comparison table a method belongs to: Table 1 holds all, Table 3 only consolidation and trace. */
 export type MethodGroup = "baseline" | "consolidation" | "trace";
@@ -10,7 +11,7 @@ export interface DomainResult {
   total: number;
   meanReward: number;
   /** Passed/total episodes per kind of task (e.g. TRACE-mini's task families), when the target names kinds. */
-  groups?: Record<string, { passed: number; total: number }>;
+  groups?: Record<string, PassCount>;
 }
 
 /** Budgeted rollouts a method spent (training + calibration + selection) and evaluation episodes it ran. */
