@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# TRACE-mini diagnostic: how each capability adapter does on the multi-part (composite) evaluation tasks. Runs (or
+# resumes) `trace run CONFIG --until evaluate` with a patch, then re-runs the evaluate stage once per routing option with
+# every composite evaluation task routed to that option (the other tasks keep the router's choice), and prints one
+# table: the pass rate per kind of task for the router's own routing and for each forced option. The forced routings
+# use the tasks' families, which no router sees: an upper bound on what routing one adapter per task can reach.
+#   here:   TRACE_WITH_TAU2=0 bash scripts/device-bundle.sh && bash scripts/worker-wheels.sh
+#   there:  TRACE_PATCH='{"model":{"path":"models/mini-v2-base"},"training":{"iterations":24}}' bash scripts/composite-routing-check.sh
+#   on this machine (built, worker set up): TRACE_CONFIG=configs/mini-v2-cpu.json RUN_DIR=/tmp/r bash scripts/composite-routing-check.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONFIG="${TRACE_CONFIG:-configs/mini-v2-gpu.json}"
+PATCH="${TRACE_PATCH:-{\}}"
+RUN="${RUN_DIR:-runs/composite-routing}"
+OUT="${OUT:-/tmp/composite-routing-out}"
+# Without Node (the device): unpack the bundle and install the worker's wheels once.
+if ! command -v node > /dev/null && [ ! -x .device/nodebin/node ]; then
+  tar -xJf .device/bundle.tar.xz
+  export PATH="$PWD/.device/nodebin:$PATH" OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
+  bash scripts/worker-wheels.sh install "$TRACE_PYTHON"
+fi
+if ! command -v node > /dev/null; then export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"; fi
+mkdir -p "$OUT" "$RUN"
+node -e '
+const fs = require("fs");
+const [file, patch, out] = process.argv.slice(1);
+const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
+fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(file, "utf8")), JSON.parse(patch)), null, 2));' "$CONFIG" "$PATCH" "$RUN.config.json"
+node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate > "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
+# The family of every evaluation task (the target is generated from its seeds, so this needs no run state).
+node --input-type=module -e '
+import { loadPipelineConfig } from "./dist/pipeline/pipeline-config.js";
+import { loadTargetDomains } from "./dist/pipeline/target-tasks.js";
+const config = loadPipelineConfig(process.argv[1], { runDirectory: process.argv[2] });
+const families = {};
+for (const domain of await loadTargetDomains(config)) for (const task of domain.evaluationTasks) families[task.id] = domain.taskGroup?.(task) ?? "unknown";
+(await import("fs")).writeFileSync(process.argv[3], JSON.stringify(families));
+process.exit(0);' "$RUN.config.json" "$RUN" "$OUT/families.json"
+# The router's own routing is kept beside the run the first time (a rerun after a failure finds it) and put back on exit.
+[ -e "$RUN/eval/routing-router.json" ] || cp "$RUN/eval/routing.json" "$RUN/eval/routing-router.json"
+[ -e "$RUN/eval/results-router.json" ] || cp "$RUN/eval/results.json" "$RUN/eval/results-router.json"
+trap 'cp "$RUN/eval/routing-router.json" "$RUN/eval/routing.json"' EXIT
+cp "$RUN/eval/routing-router.json" "$OUT/routing-router.json"
+cp "$RUN/eval/results-router.json" "$OUT/results-router.json"
+labels=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).options.filter((option) => option.capability !== null).map((option) => option.label).join(" "))' "$OUT/routing-router.json")
+for label in $labels; do
+  node -e '
+const fs = require("fs");
+const [routingFile, familiesFile, label, out] = process.argv.slice(1);
+const routing = JSON.parse(fs.readFileSync(routingFile, "utf8"));
+const families = JSON.parse(fs.readFileSync(familiesFile, "utf8"));
+const option = routing.options.find((option) => option.label === label);
+for (const decision of routing.decisions) {
+  if (families[decision.taskId] !== "composite") continue;
+  Object.assign(decision, { label: option.label, capability: option.capability, model: option.model });
+}
+fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-router.json" "$OUT/families.json" "$label" "$RUN/eval/routing.json"
+  rm -f "$RUN/eval/episodes.sqlite"* "$RUN/eval/results.json" "$RUN/stages/evaluate.json"
+  node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate >> "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
+  cp "$RUN/eval/results.json" "$OUT/results-forced-$label.json"
+done
+node -e '
+const fs = require("fs");
+const out = process.argv[1];
+const routing = JSON.parse(fs.readFileSync(`${out}/routing-router.json`, "utf8"));
+const rows = [["router (retrieval)", "results-router.json"], ...routing.options.filter((option) => option.capability !== null).map((option) => [`composite tasks → ${option.label} (${option.capability})`, `results-forced-${option.label}.json`])];
+const first = JSON.parse(fs.readFileSync(`${out}/results-router.json`, "utf8"));
+// Pass counts per kind of task, summed over the domains of the target.
+const groups = (results) => { const sum = {}; for (const domain of results.domains) for (const [kind, count] of Object.entries(domain.groups ?? {})) { const entry = (sum[kind] ??= { passed: 0, total: 0 }); entry.passed += count.trace.passed; entry.total += count.trace.total; } return sum; };
+const kinds = Object.keys(groups(first)).sort();
+const cell = (count) => `${count.passed}/${count.total}`;
+console.log(`| routing | ${kinds.map((kind) => `TRACE: ${kind}`).join(" | ")} | TRACE: all | base: all |`);
+console.log(`|---|${kinds.map(() => "---|").join("")}---|---|`);
+for (const [name, file] of rows) {
+  const results = JSON.parse(fs.readFileSync(`${out}/${file}`, "utf8"));
+  console.log(`| ${name} | ${kinds.map((kind) => cell(groups(results)[kind])).join(" | ")} | ${cell(results.overall.trace)} | ${cell(results.overall.base)} |`);
+}' "$OUT" | tee "$OUT/table.md"
