@@ -59,11 +59,61 @@ fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-r
   node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate >> "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
   cp "$RUN/eval/results.json" "$OUT/results-forced-$label.json"
 done
+# One more routing: every composite task to all the adapters at once, their LoRA factors concatenated (rank r1 + r2 + …,
+# alpha scaled with it), so that the composed delta is exactly the sum of the adapters' deltas. It is served under the
+# name of option A's adapter (its training.json points at the composed directory while the evaluate stage runs).
+first_label=${labels%% *}
+first_capability=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).options.find((option) => option.label === process.argv[2]).capability)' "$OUT/routing-router.json" "$first_label")
+training_file="$RUN/adapters/$first_capability/training.json"
+[ -e "$training_file.router" ] || cp "$training_file" "$training_file.router"
+trap 'cp "$RUN/eval/routing-router.json" "$RUN/eval/routing.json"; cp "$training_file.router" "$training_file"' EXIT
+sources=$(node -e '
+const fs = require("fs"), path = require("path");
+const [run] = process.argv.slice(1);
+for (const entry of JSON.parse(fs.readFileSync(`${run}/environments/index.json`, "utf8")).environments) {
+  const file = `${run}/adapters/${entry.capability}/training.json`;
+  const trained = JSON.parse(fs.readFileSync(fs.existsSync(`${file}.router`) ? `${file}.router` : file, "utf8"));
+  console.log(path.resolve(run, trained.adapterPath));
+}' "$RUN")
+"${TRACE_PYTHON:-.venv/bin/python}" - "$RUN/adapters/composed" $sources <<'PYTHON'
+import json, sys
+from pathlib import Path
+import torch
+from safetensors.torch import load_file, save_file
+out, sources = Path(sys.argv[1]), [Path(source) for source in sys.argv[2:]]
+configs = [json.loads((source / "adapter_config.json").read_text()) for source in sources]
+weights = [load_file(str(source / "adapter_model.safetensors")) for source in sources]
+assert all(config["lora_alpha"] / config["r"] == configs[0]["lora_alpha"] / configs[0]["r"] and not config.get("use_rslora") for config in configs), "the adapters must share alpha / r"
+composed = {}
+for key in weights[0]:
+    parts = [weight[key] for weight in weights]
+    composed[key] = torch.cat(parts, dim=0 if ".lora_A." in key else 1).contiguous() if (".lora_A." in key or ".lora_B." in key) else parts[0]
+rank = sum(config["r"] for config in configs)
+out.mkdir(parents=True, exist_ok=True)
+save_file(composed, str(out / "adapter_model.safetensors"), metadata={"format": "pt"})
+(out / "adapter_config.json").write_text(json.dumps({**configs[0], "r": rank, "lora_alpha": configs[0]["lora_alpha"] / configs[0]["r"] * rank}, indent=2))
+print(f"composed {len(sources)} adapters into rank {rank}")
+PYTHON
+node -e '
+const fs = require("fs");
+const [file] = process.argv.slice(1);
+fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(`${file}.router`, "utf8")), adapterPath: "adapters/composed" }, null, 2));' "$training_file"
+node -e '
+const fs = require("fs");
+const [routingFile, familiesFile, label, out] = process.argv.slice(1);
+const routing = JSON.parse(fs.readFileSync(routingFile, "utf8"));
+const families = JSON.parse(fs.readFileSync(familiesFile, "utf8"));
+const option = routing.options.find((option) => option.label === label);
+for (const decision of routing.decisions) if (families[decision.taskId] === "composite") Object.assign(decision, { label: option.label, capability: option.capability, model: option.model });
+fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-router.json" "$OUT/families.json" "$first_label" "$RUN/eval/routing.json"
+rm -f "$RUN/eval/episodes.sqlite"* "$RUN/eval/results.json" "$RUN/stages/evaluate.json"
+node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate >> "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
+cp "$RUN/eval/results.json" "$OUT/results-composed.json"
 node -e '
 const fs = require("fs");
 const out = process.argv[1];
 const routing = JSON.parse(fs.readFileSync(`${out}/routing-router.json`, "utf8"));
-const rows = [["router (retrieval)", "results-router.json"], ...routing.options.filter((option) => option.capability !== null).map((option) => [`composite tasks → ${option.label} (${option.capability})`, `results-forced-${option.label}.json`])];
+const rows = [["router (retrieval)", "results-router.json"], ...routing.options.filter((option) => option.capability !== null).map((option) => [`composite tasks → ${option.label} (${option.capability})`, `results-forced-${option.label}.json`]), ["composite tasks → every adapter at once (summed)", "results-composed.json"]];
 const first = JSON.parse(fs.readFileSync(`${out}/results-router.json`, "utf8"));
 // Pass counts per kind of task, summed over the domains of the target.
 const groups = (results) => { const sum = {}; for (const domain of results.domains) for (const [kind, count] of Object.entries(domain.groups ?? {})) { const entry = (sum[kind] ??= { passed: 0, total: 0 }); entry.passed += count.trace.passed; entry.total += count.trace.total; } return sum; };
