@@ -29,6 +29,7 @@ import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker } from "../worker/worker-process.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
+import { workerServeArguments } from "./pipeline-config.js";
 
 /** One demonstration: the conversation (system prompt first), the tools offered, and its grade. */
 export interface Demonstration {
@@ -171,7 +172,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const worker = await startWorker({
     model: initial,
     servedModelName: "base-init",
-    extraArguments: config.worker.extraArguments,
+    extraArguments: workerServeArguments(config.worker),
     gpus: config.worker.gpus,
     startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
     ...(config.worker.python === undefined ? {} : { python: config.worker.python }),

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { loadPipelineConfig, parsePipelineConfig } from "./pipeline-config.js";
+import { loadPipelineConfig, parsePipelineConfig, workerServeArguments } from "./pipeline-config.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 import { checkRoleEndpoints, MissingApiKeyError, roleEndpoint } from "./endpoints.js";
 import { episodesPerIterationAllowance, grpoMechanisms } from "./capability-grpo.js";
@@ -20,6 +20,13 @@ test("defaults are applied and paths resolved", () => {
   assert.equal(config.training.learningRate, 1e-5);
   assert.equal(config.analysis.labeler, "reference");
   assert.equal(config.training.keepRollouts, "all");
+});
+
+test("worker.deterministic adds `--deterministic` to the worker's serve arguments, before any extra ones; off by default", () => {
+  assert.deepEqual(workerServeArguments(parsePipelineConfig(minimal, "c.json").worker), []);
+  const deterministic = parsePipelineConfig({ ...minimal, worker: { deterministic: true, extraArguments: ["--no-cuda-graphs"] } }, "c.json");
+  assert.deepEqual(workerServeArguments(deterministic.worker), ["--deterministic", "--no-cuda-graphs"]);
+  assert.throws(() => parsePipelineConfig({ ...minimal, worker: { deterministic: "yes" } }, "c.json"), (error: unknown) => PipelineConfigError.isInstance(error) && /worker\.deterministic/.test(error.message));
 });
 
 test("training.keepRollouts: all, none or a positive number of iterations", () => {

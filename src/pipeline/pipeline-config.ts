@@ -64,6 +64,11 @@ export const compareConfigSchema = z
       .prefault({}),
   });
 
+/** The `trace_worker serve` arguments a configuration's worker section asks for. */
+export function workerServeArguments(worker: ResolvedPipelineConfig["worker"]): string[] {
+  return [...(worker.deterministic ? ["--deterministic"] : []), ...worker.extraArguments];
+}
+
 /** A named OpenAI-compatible endpoint; its API key is read from the environment variable `apiKeyEnv`, never stored. */
 const endpointSchema = z.strictObject({
   /** Base URL ending in `/v1` (vLLM, SGLang, OpenAI, …). */
@@ -225,6 +230,12 @@ const pipelineConfigSchema = z.strictObject({
       python: z.string().min(1).optional(),
       /** Extra `trace_worker serve` arguments (e.g. ["--no-cuda-graphs"]). */
       extraArguments: z.array(z.string()).default([]),
+      /**
+       * Train with PyTorch's deterministic algorithms and a fixed cuBLAS workspace (`serve --deterministic`) [false]: the
+       * same trainer calls then give the same weights run after run on one machine. Sampling under continuous batching
+       * still depends on which requests decode together, so rollouts can differ in their last bits.
+       */
+      deterministic: z.boolean().default(false),
       /** GPUs (one process each, under torchrun) the worker trains on: every trainer call's datums are split across them. */
       gpus: positiveInteger.default(1),
       startupTimeoutSeconds: positiveInteger.default(600),

@@ -14,7 +14,7 @@ import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import { createEnvironmentCache } from "./environment-loader.js";
 import { MissingCheckpointError } from "./missing-checkpoint-error.js";
 import { closeTargetDomains } from "./target-tasks.js";
-import type { ResolvedPipelineConfig } from "./pipeline-config.js";
+import { workerServeArguments, type ResolvedPipelineConfig } from "./pipeline-config.js";
 
 /**
  * Requests one model's client keeps in flight to the run's worker: the worker's default `--max-batch-size`, so a
@@ -69,7 +69,7 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
     const worker = await startWorker({
       model: model.path,
       servedModelName: model.servedModelName,
-      extraArguments: config.worker.extraArguments,
+      extraArguments: workerServeArguments(config.worker),
     gpus: config.worker.gpus,
       startupTimeoutMs: config.worker.startupTimeoutSeconds * 1000,
       // Every adapter, state and checkpoint the run's worker writes or reads lies in the run directory.

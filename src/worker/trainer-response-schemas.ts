@@ -25,8 +25,8 @@ const finiteOrNaN = z
   .transform((value) => value ?? Number.NaN);
 
 export const healthSchema = z
-  .object({ status: z.literal("ok"), model: z.string(), device: z.string(), dtype: z.string(), world_size: count })
-  .transform((body): WorkerHealth => ({ status: body.status, model: body.model, device: body.device, dtype: body.dtype, worldSize: body.world_size }));
+  .object({ status: z.literal("ok"), model: z.string(), device: z.string(), dtype: z.string(), world_size: count, deterministic: z.boolean().default(false) })
+  .transform((body): WorkerHealth => ({ status: body.status, model: body.model, device: body.device, dtype: body.dtype, worldSize: body.world_size, deterministic: body.deterministic }));
 
 export const modelListSchema = z
   .object({ data: z.array(z.object({ id: z.string(), root: z.string().nullish(), parent: z.string().nullish() })) })

@@ -152,6 +152,8 @@ export interface WorkerHealth {
   device: string;
   dtype: string;
   worldSize: number;
+  /** Whether the worker trains with deterministic algorithms (`serve --deterministic`; false for a worker too old to say). */
+  deterministic: boolean;
 }
 
 /** One entry of `GET /v1/models`: the base model (`parent` null) or an adapter on it. */

@@ -108,7 +108,7 @@ async function gone(pid: number): Promise<boolean> {
 
 describe("the real worker", () => {
   test("health and /v1/models name the base model; a created adapter is listed as its child", async () => {
-    assert.deepEqual(worker?.health, { status: "ok", model: BASE, device: "cpu", dtype: "float32", worldSize: 1 });
+    assert.deepEqual(worker?.health, { status: "ok", model: BASE, device: "cpu", dtype: "float32", worldSize: 1, deterministic: false });
     const created = await trainer.createAdapter({ name: "listed", rank: 4 });
     assert.deepEqual(created.targetModules, ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]);
     assert.ok(created.trainableParameters > 0);
@@ -216,8 +216,10 @@ describe("the real worker", () => {
     );
     assertClose(await trainerCompletionLogprobs(undefined, tokens), baseBefore, 1e-6, "the first worker's base is unchanged");
 
-    const second = await startWorker({ model: mergedDirectory, servedModelName: "merged" });
+    // The second worker trains deterministically (`worker.deterministic`): /health says so, and on a CPU it computes what a plain worker does.
+    const second = await startWorker({ model: mergedDirectory, servedModelName: "merged", extraArguments: ["--deterministic"] });
     try {
+      assert.equal(second.health.deterministic, true);
       const [mergedLogprobs] = await second.trainerClient().forward({ datums: [datum] });
       assertClose(mergedLogprobs!.slice(tokens.promptTokenIds.length - 1), adapted, LOGPROB_TOLERANCE, "merged base vs adapter");
     } finally {

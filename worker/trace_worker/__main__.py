@@ -34,7 +34,17 @@ def _serve(arguments: argparse.Namespace) -> int:
         threading.Thread(target=server.shutdown, daemon=True).start()
 
     watch_parent(parent_gone)
+    if arguments.deterministic:
+        # cuBLAS reads this when it creates its first handle: a fixed workspace gives its matmuls one reduction order.
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
+
+    if arguments.deterministic:
+        # Raises on an operation without a deterministic implementation rather than silently varying; on CUDA this
+        # also picks scaled-dot-product attention's deterministic backward and leaves cuDNN attention out.
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.benchmark = False
+        logging.info("deterministic algorithms on (CUBLAS_WORKSPACE_CONFIG=%s)", os.environ["CUBLAS_WORKSPACE_CONFIG"])
     import torch.distributed as distributed
 
     from .collective import Collective, TorchCollective
@@ -131,6 +141,11 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-cuda-graphs", action="store_true", help="decode eagerly (no captured CUDA graphs)")
     serve.add_argument("--no-fused-kernels", action="store_true", help="keep transformers' own RMSNorm, rotary and SwiGLU forwards on CUDA (default: Liger's fused kernels where installed)")
     serve.add_argument("--static-batching", action="store_true", help="decode static waves (a request waits for the running batch to end) instead of continuous batching")
+    serve.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="train with PyTorch's deterministic algorithms and a fixed cuBLAS workspace, so that the same trainer calls give the same weights run after run (sampling under continuous batching still depends on which requests decode together)",
+    )
     serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")
     serve.set_defaults(run=_serve)
     tiny = commands.add_parser("init-tiny", help="write a tiny Qwen3-style checkpoint with random weights")

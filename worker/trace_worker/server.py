@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import h11
+import torch
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -141,6 +142,7 @@ class WorkerApplication:
             "dtype": str(self.engine.dtype).replace("torch.", ""),
             "world_size": self.collective.world_size,
             "fused_kernels": self.engine.fused_kernels,
+            "deterministic": torch.are_deterministic_algorithms_enabled(),
             "sampling_batches": self.executor.sampling_batches,
             "largest_batch": self.executor.largest_batch,
             "decode_steps": self.executor.decode_steps,
