@@ -231,8 +231,8 @@ const pipelineConfigSchema = z.strictObject({
       /** Extra `trace_worker serve` arguments (e.g. ["--no-cuda-graphs"]). */
       extraArguments: z.array(z.string()).default([]),
       /**
-       * Train with PyTorch's deterministic algorithms and a fixed cuBLAS workspace (`serve --deterministic`) [false]: the
-       * same trainer calls then give the same weights run after run on one machine. Sampling under continuous batching
+       * Run every trainer call with PyTorch's deterministic algorithms and a fixed cuBLAS workspace (`serve
+       * --deterministic`) [false]: the same trainer calls then give the same weights run after run on one machine. Sampling under continuous batching
        * still depends on which requests decode together, so rollouts can differ in their last bits.
        */
       deterministic: z.boolean().default(false),

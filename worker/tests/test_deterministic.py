@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+import torch
+
+from trace_worker.engine import Engine
+from trace_worker.server import WorkerApplication, perform
 
 WORKER_DIRECTORY = Path(__file__).resolve().parents[1]
 
@@ -75,8 +79,30 @@ def train(worker: ServedWorker, name: str) -> list[float]:
     return logprobs
 
 
+def test_trainer_calls_run_with_deterministic_algorithms_and_the_setting_is_restored(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    application = WorkerApplication(engine)
+    application.trainer.deterministic = True
+    seen: list[bool] = []
+    forward = application.trainer.forward
+
+    def watched(body: dict[str, Any]) -> Any:
+        seen.append(torch.are_deterministic_algorithms_enabled())
+        return forward(body)
+
+    monkeypatch.setattr(application.trainer, "forward", watched)
+    before = torch.are_deterministic_algorithms_enabled()
+    perform(application.trainer, "forward", {"datums": [{"tokens": [5, 6, 7], "target_tokens": [6, 7, 8]}]})
+    assert seen == [True] and torch.are_deterministic_algorithms_enabled() == before
+    application.trainer.deterministic = False
+    perform(application.trainer, "forward", {"datums": [{"tokens": [5, 6, 7], "target_tokens": [6, 7, 8]}]})
+    assert seen == [True, before]
+
+
 def test_deterministic_serve_reports_it_and_repeats_training_exactly(deterministic: ServedWorker, tiny_checkpoint: Path) -> None:
     assert deterministic.call("GET", "/health")["deterministic"] is True
+    served = deterministic.call("GET", "/v1/models")["data"][0]["id"]
+    completion = deterministic.call("POST", "/v1/chat/completions", {"model": served, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 4, "temperature": 0})
+    assert completion["choices"][0]["message"] is not None, "sampling works beside deterministic training"
     first, second = train(deterministic, "first"), train(deterministic, "second")
     assert first == second
     untrained = deterministic.call("POST", "/v1/trainer/forward", {"datums": [{"tokens": list(range(5, 28)), "target_tokens": list(range(6, 29))}]})["logprobs"][0]

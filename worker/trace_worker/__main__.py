@@ -38,13 +38,6 @@ def _serve(arguments: argparse.Namespace) -> int:
         # cuBLAS reads this when it creates its first handle: a fixed workspace gives its matmuls one reduction order.
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
-
-    if arguments.deterministic:
-        # Raises on an operation without a deterministic implementation rather than silently varying; on CUDA this
-        # also picks scaled-dot-product attention's deterministic backward and leaves cuDNN attention out.
-        torch.use_deterministic_algorithms(True)
-        torch.backends.cudnn.benchmark = False
-        logging.info("deterministic algorithms on (CUBLAS_WORKSPACE_CONFIG=%s)", os.environ["CUBLAS_WORKSPACE_CONFIG"])
     import torch.distributed as distributed
 
     from .collective import Collective, TorchCollective
@@ -65,6 +58,12 @@ def _serve(arguments: argparse.Namespace) -> int:
     engine = Engine(arguments.model, arguments.served_model_name, device, arguments.dtype, arguments.attention, fused_kernels=not arguments.no_fused_kernels)
     application = WorkerApplication(engine, collective, arguments.api_key or os.environ.get("TRACE_WORKER_API_KEY"), arguments.max_request_bytes, arguments.file_root)
     application.trainer.micro_batch_tokens = arguments.micro_batch_tokens
+    if arguments.deterministic:
+        # Every trainer call runs with PyTorch's deterministic algorithms (an operation without one raises rather than
+        # varying; on CUDA attention takes its deterministic backward); sampling keeps its own kernels.
+        application.trainer.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        logging.info("trainer calls use deterministic algorithms (CUBLAS_WORKSPACE_CONFIG=%s)", os.environ["CUBLAS_WORKSPACE_CONFIG"])
     application.executor.max_batch_size = arguments.max_batch_size
     application.executor.continuous = not arguments.static_batching
     application.sampler.graphs.enabled = application.sampler.graphs.enabled and not arguments.no_cuda_graphs
@@ -144,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--deterministic",
         action="store_true",
-        help="train with PyTorch's deterministic algorithms and a fixed cuBLAS workspace, so that the same trainer calls give the same weights run after run (sampling under continuous batching still depends on which requests decode together)",
+        help="run every trainer call with PyTorch's deterministic algorithms and a fixed cuBLAS workspace, so that the same trainer calls give the same weights run after run (sampling keeps its kernels, and under continuous batching still depends on which requests decode together)",
     )
     serve.add_argument("--micro-batch-tokens", type=int, default=16384, help="padded tokens per forward/backward micro-batch")
     serve.set_defaults(run=_serve)

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import h11
-import torch
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -142,7 +141,7 @@ class WorkerApplication:
             "dtype": str(self.engine.dtype).replace("torch.", ""),
             "world_size": self.collective.world_size,
             "fused_kernels": self.engine.fused_kernels,
-            "deterministic": torch.are_deterministic_algorithms_enabled(),
+            "deterministic": self.trainer.deterministic,
             "sampling_batches": self.executor.sampling_batches,
             "largest_batch": self.executor.largest_batch,
             "decode_steps": self.executor.decode_steps,
@@ -299,7 +298,8 @@ def perform(trainer: Trainer, operation: str, body: dict[str, Any]) -> Any:
     if operation == "list_adapters":
         return trainer.list_adapters()
     method: Callable[[dict[str, Any]], Any] = getattr(trainer, operation)
-    return method(body)
+    with trainer.algorithms():
+        return method(body)
 
 
 def follow_rank_zero(trainer: Trainer) -> None:

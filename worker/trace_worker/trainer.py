@@ -44,6 +44,21 @@ class Trainer:
         self.engine = engine
         self.collective = collective or Collective()
         self.micro_batch_tokens = micro_batch_tokens
+        #: Run every call with PyTorch's deterministic algorithms (`serve --deterministic`); sampling is left as it is.
+        self.deterministic = False
+
+    @contextlib.contextmanager
+    def algorithms(self) -> Any:
+        """The algorithms a trainer call runs with: deterministic ones when asked (restored afterwards), else unchanged."""
+        if not self.deterministic:
+            yield
+            return
+        previous = torch.are_deterministic_algorithms_enabled()
+        torch.use_deterministic_algorithms(True)
+        try:
+            yield
+        finally:
+            torch.use_deterministic_algorithms(previous)
 
     # -- adapters -----------------------------------------------------------------------------------------------
 
