@@ -43,24 +43,31 @@ trap 'cp "$RUN/eval/routing-router.json" "$RUN/eval/routing.json"' EXIT
 cp "$RUN/eval/routing-router.json" "$OUT/routing-router.json"
 cp "$RUN/eval/results-router.json" "$OUT/results-router.json"
 labels=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).options.filter((option) => option.capability !== null).map((option) => option.label).join(" "))' "$OUT/routing-router.json")
-for label in $labels; do
+# Writes the run's routing with every composite evaluation task sent to option $1 (the others keep the router's choice).
+force_composites() {
   node -e '
 const fs = require("fs");
 const [routingFile, familiesFile, label, out] = process.argv.slice(1);
 const routing = JSON.parse(fs.readFileSync(routingFile, "utf8"));
 const families = JSON.parse(fs.readFileSync(familiesFile, "utf8"));
 const option = routing.options.find((option) => option.label === label);
-for (const decision of routing.decisions) {
-  if (families[decision.taskId] !== "composite") continue;
-  Object.assign(decision, { label: option.label, capability: option.capability, model: option.model });
+for (const decision of routing.decisions) if (families[decision.taskId] === "composite") Object.assign(decision, { label: option.label, capability: option.capability, model: option.model });
+fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-router.json" "$OUT/families.json" "$1" "$RUN/eval/routing.json"
 }
-fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-router.json" "$OUT/families.json" "$label" "$RUN/eval/routing.json"
+# Runs the evaluate stage again from scratch (base and TRACE) and keeps its results as $OUT/$1.
+evaluate_into() {
   rm -f "$RUN/eval/episodes.sqlite"* "$RUN/eval/results.json" "$RUN/stages/evaluate.json"
   node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate >> "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
-  cp "$RUN/eval/results.json" "$OUT/results-forced-$label.json"
+  cp "$RUN/eval/results.json" "$OUT/$1"
+}
+for label in $labels; do
+  force_composites "$label"
+  evaluate_into "results-forced-$label.json"
 done
 # One more routing: every composite task to all the adapters at once, their LoRA factors concatenated (rank r1 + r2 + …,
-# alpha scaled with it), so that the composed delta is exactly the sum of the adapters' deltas. It is served under the
+# alpha scaled with it), so that the composed delta is exactly the sum of the adapters' deltas. (The worker's
+# merge_adapters, linear with weights 1, gives the same delta through an SVD, but needs a worker holding the adapters;
+# the evaluate stage starts its own, so the composition is written to disk here.) It is served under the
 # name of option A's adapter (its training.json points at the composed directory while the evaluate stage runs).
 first_label=${labels%% *}
 first_capability=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).options.find((option) => option.label === process.argv[2]).capability)' "$OUT/routing-router.json" "$first_label")
@@ -98,17 +105,8 @@ node -e '
 const fs = require("fs");
 const [file] = process.argv.slice(1);
 fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(`${file}.router`, "utf8")), adapterPath: "adapters/composed" }, null, 2));' "$training_file"
-node -e '
-const fs = require("fs");
-const [routingFile, familiesFile, label, out] = process.argv.slice(1);
-const routing = JSON.parse(fs.readFileSync(routingFile, "utf8"));
-const families = JSON.parse(fs.readFileSync(familiesFile, "utf8"));
-const option = routing.options.find((option) => option.label === label);
-for (const decision of routing.decisions) if (families[decision.taskId] === "composite") Object.assign(decision, { label: option.label, capability: option.capability, model: option.model });
-fs.writeFileSync(out, JSON.stringify(routing, null, 2) + "\n");' "$OUT/routing-router.json" "$OUT/families.json" "$first_label" "$RUN/eval/routing.json"
-rm -f "$RUN/eval/episodes.sqlite"* "$RUN/eval/results.json" "$RUN/stages/evaluate.json"
-node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate >> "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
-cp "$RUN/eval/results.json" "$OUT/results-composed.json"
+force_composites "$first_label"
+evaluate_into results-composed.json
 node -e '
 const fs = require("fs");
 const out = process.argv[1];

@@ -43,10 +43,11 @@ def serve(model: str, deterministic: bool) -> tuple[subprocess.Popen[str], int]:
     return process, int(match.group(1))
 
 
-def call(port: int, path: str, body: Any) -> Any:
+def call(port: int, path: str, body: Any = None) -> Any:
+    """POST `body` to `path` (GET when there is none); returns the JSON answer, or stops on anything but 200."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     try:
-        connection.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+        connection.request("GET" if body is None else "POST", path, body=None if body is None else json.dumps(body), headers={"Content-Type": "application/json"})
         response = connection.getresponse()
         answer = json.loads(response.read())
         if response.status != 200:
@@ -59,7 +60,7 @@ def call(port: int, path: str, body: Any) -> Any:
 def train(model: str, deterministic: bool, datums: list[dict[str, Any]], steps: int, directory: Path) -> dict[str, Any]:
     process, port = serve(model, deterministic)
     try:
-        health = json.loads(_get(port, "/health"))
+        health = call(port, "/health")
         call(port, "/v1/trainer/create_adapter", {"name": "check", "rank": 16, "seed": 0})
         losses = []
         for _ in range(steps):
@@ -72,15 +73,6 @@ def train(model: str, deterministic: bool, datums: list[dict[str, Any]], steps: 
     finally:
         process.terminate()
         process.wait(timeout=30)
-
-
-def _get(port: int, path: str) -> bytes:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        connection.request("GET", path)
-        return connection.getresponse().read()
-    finally:
-        connection.close()
 
 
 def main() -> int:

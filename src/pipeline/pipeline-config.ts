@@ -232,8 +232,9 @@ const pipelineConfigSchema = z.strictObject({
       extraArguments: z.array(z.string()).default([]),
       /**
        * Run every trainer call with PyTorch's deterministic algorithms and a fixed cuBLAS workspace (`serve
-       * --deterministic`) [false]: the same trainer calls then give the same weights run after run on one machine. Sampling under continuous batching
-       * still depends on which requests decode together, so rollouts can differ in their last bits.
+       * --deterministic`) [false]: the same trainer calls then give the same weights run after run on one machine.
+       * Sampling under continuous batching still depends on which requests decode together, so rollouts can differ in
+       * their last bits.
        */
       deterministic: z.boolean().default(false),
       /** GPUs (one process each, under torchrun) the worker trains on: every trainer call's datums are split across them. */

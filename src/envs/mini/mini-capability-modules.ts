@@ -1,6 +1,6 @@
 /** The TRACE-mini practice modules (one family each, practice wording and ids) and the target module. */
 import type { CapabilityModule } from "../modules/capability-module.js";
-import miniService, { createMiniModule, type MiniFamily } from "./mini-service-module.js";
+import miniService, { createMiniModule, type MiniFamily, type MiniModuleOptions } from "./mini-service-module.js";
 
 /** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */
 const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
@@ -24,13 +24,14 @@ const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
  * Carry out every part of a multi-part request before saying it is done: two or three cancellations, or (as the
  * target's multi-part tasks are) cancellations and payment changes mixed, in practice wording.
  */
-const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
+const MULTI_STEP_OPTIONS: MiniModuleOptions = {
   capability: "mini_multi_step_completion",
   description: "Carrying out every change of a multi-part request instead of stopping after the first one.",
   families: ["multi_cancel", "composite"],
   phrasing: "practice",
   calibrated: true,
-});
+};
+const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule(MULTI_STEP_OPTIONS);
 
 /**
  * The multi-step practice world rewarded per part (`reward: "parts"`): the share of requested orders handled as asked,
@@ -38,11 +39,9 @@ const MINI_MULTI_STEP_COMPLETION: CapabilityModule = createMiniModule({
  * worlds the base agent's demonstrations are played in.
  */
 export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniModule({
+  ...MULTI_STEP_OPTIONS,
   capability: "mini_multi_step_completion_by_part",
-  description: "Carrying out every change of a multi-part request instead of stopping after the first one, rewarded for each change made.",
-  families: ["multi_cancel", "composite"],
-  phrasing: "practice",
-  calibrated: true,
+  description: `${MULTI_STEP_OPTIONS.description.slice(0, -1)}, rewarded for each change made.`,
   reward: "parts",
 });
 
