@@ -70,10 +70,11 @@ for (const seed of process.argv.slice(1)) {
     failures ? `${failures.episodes - failures.failed}/${failures.episodes}` : "-", failures ? pct(failures.explainedShare) : "-",
     failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-",
     heldOut ? `${pct(heldOut.explainedShare)} (${heldOut.explained}/${heldOut.failed})` : "-",
-    results ? `${results.overall.base.passed} → ${results.overall.trace.passed} of ${results.overall.base.total}` : "-"]);
+    results ? `${results.overall.base.passed} → ${results.overall.trace.passed} of ${results.overall.base.total}` : "-",
+    sft?.weightsSha256 ? `${sft.weightsSha256.slice(0, 16)}${sft.deterministic ? " (deterministic)" : ""}` : "-"]);
 }
-console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit | held-out failures explained % | evaluation: base → TRACE |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit | held-out failures explained % | evaluation: base → TRACE | weights sha256 |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -66,6 +67,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.ok(base.losses.at(-1)! < base.losses[0]!, `SFT loss ${base.losses[0]} → ${base.losses.at(-1)}`);
   assert.ok(base.expertSuccessRate > 0 && base.expertSuccessRate < 1, "the expert's deficits make some demonstrations fail");
   assert.ok(existsSync(path.join(runDirectory, "model", "model.safetensors")), "merged base checkpoint");
+  // The record names what makes two trainings comparable: the worker's deterministic mode and the merged weights' digest.
+  const reproducibility = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { deterministic: boolean; weightsSha256: string };
+  assert.equal(reproducibility.deterministic, false);
+  assert.equal(reproducibility.weightsSha256, createHash("sha256").update(readFileSync(path.join(runDirectory, "model", "model.safetensors"))).digest("hex"));
   // Mechanics measured through the worker on 3 held-out flawless demonstrations, apart from task success.
   const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number; callAttempts: number; textAtToolTurns: number } }).mechanics;
   assert.equal(mechanics.demonstrations, 3);

@@ -9,7 +9,8 @@
  * Demonstrations are kept in `base/demonstrations.jsonl` and reused on a rerun, SFT resumes after its last finished
  * epoch (`base/sft-state/`), and a run whose base checkpoint exists skips the stage.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pLimit from "p-limit";
 import { createChatClient } from "../models/chat-client.js";
@@ -51,6 +52,10 @@ export interface BaseModelRecord {
   losses: number[];
   tokens: number;
   seconds: number;
+  /** Whether the worker trained under PyTorch's deterministic algorithms (`worker.deterministic`, from its `/health`). */
+  deterministic?: boolean;
+  /** SHA-256 of the merged `model.safetensors`: two trainings of one recipe and seed compare by it. */
+  weightsSha256?: string;
   /** Mechanics of the trained base on held-out flawless demonstrations (`src/envs/mini/mechanics.ts`). */
   mechanics?: MechanicsReport & { seeds: { start: number; count: number } };
 }
@@ -236,6 +241,8 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       context.log(`  ${mechanicsSummary(mechanics)}`);
     }
     await trainer.exportMerged({ adapter: "sft", path: config.model.path });
+    const { deterministic } = await trainer.health();
+    const weightsSha256 = await fileSha256(path.join(config.model.path, "model.safetensors"));
     const record: BaseModelRecord = {
       demonstrations: demonstrations.length,
       expertSuccessRate,
@@ -245,12 +252,22 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       losses,
       tokens,
       seconds: (Date.now() - started) / 1000,
+      deterministic,
+      ...(weightsSha256 === undefined ? {} : { weightsSha256 }),
       ...(mechanics === undefined ? {} : { mechanics }),
     };
     writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");
     const mechanicsText = mechanics === undefined ? "" : `, mechanics ${(100 * mechanics.toolCallValidity).toFixed(1)}% well-formed calls / ${(100 * mechanics.identifierCopying).toFixed(1)}% exact ids`;
-    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps${mechanicsText}, merged into ${config.model.path}`;
+    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps${mechanicsText}, merged into ${config.model.path}${deterministic ? " (deterministic training)" : ""}${weightsSha256 === undefined ? "" : ` (weights sha256 ${weightsSha256.slice(0, 16)})`}`;
   } finally {
     await worker.stop();
   }
+}
+
+/** SHA-256 of a file, streamed (a merged checkpoint can be gigabytes); undefined when there is none. */
+async function fileSha256(file: string): Promise<string | undefined> {
+  if (!existsSync(file)) return undefined;
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
