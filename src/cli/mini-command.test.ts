@@ -119,6 +119,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
     }
   }
   assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^## Pass rate per kind of task$/m);
+  // Both reports name the machine behind their figures (each seed's own worker here, on one machine: one line).
+  const machineLine = /^Machine: .+, \d+ cores \(cpu, float32\); torch \d[^,]*, transformers \d[^,]*, peft \d[^;]*; deterministic training off\.$/m;
+  assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), machineLine);
+  assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), machineLine);
   assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^Budget: what TRACE spent on the seed, in budgeted rollouts \(seed 0: \d+; seed 1: \d+; TRACE itself within its allowance of \d+\)/m);
   assert.match(stdout, /\[seed 1\] worker: serving/, "seed 1 ran on a worker of its own");
   // parallelMethods 3: a seed's methods run side by side (a second starts before the first ends), merge after TRACE.

@@ -28,4 +28,5 @@ export const methodSeedRecordSchema: z.ZodType<MethodSeedRecord> = z.looseObject
   curve: z.array(z.looseObject({ episodes: z.number(), score: z.number() })),
   snapshots: z.array(z.looseObject({ episodes: z.number(), policy: policySchema, domains: z.array(domainScoreSchema) })),
   notes: z.array(z.string()),
+  machine: z.string().optional(),
 });

@@ -123,6 +123,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
         snapshots.push({ ...snapshot, domains: scores });
       }
       const final = snapshots.at(-1)!;
+      const machine = await seedContext.machine();
       const evaluation = snapshots.reduce((sum, snapshot) => sum + snapshot.domains.reduce((total, domain) => total + domain.total, 0), 0);
       const record: MethodSeedRecord = {
         method,
@@ -134,6 +135,7 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
         curve: snapshots.map((snapshot) => ({ episodes: snapshot.episodes, score: overall(snapshot.domains) })),
         snapshots,
         notes: outcome.notes,
+        ...(machine === undefined ? {} : { machine }),
       };
       writeJsonArtifact(file, record);
       seedContext.log(`  seed ${seed} ${method}: pass rate ${(100 * overall(final.domains)).toFixed(1)}% after ${outcome.budget.spent} rollouts (${((Date.now() - started) / 1000).toFixed(1)} s)`);

@@ -129,6 +129,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       capabilities,
       routing: routingDistribution(routing),
     };
+    const machine = await context.machine();
+    if (machine !== undefined) results.machine = machine;
     run.writeEvaluationResults(results);
     run.writeEvaluationReport(formatReport(config.name, results));
     return `base ${results.overall.base.passed}/${results.overall.base.total}, TRACE ${results.overall.trace.passed}/${results.overall.trace.total}`;

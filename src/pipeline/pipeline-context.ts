@@ -6,6 +6,7 @@ import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-s
 import type { ModuleRunner } from "../envs/modules/module-runner.js";
 import { createAdapterSync, type AdapterSync, type LoraSampler } from "../training/adapter-sync.js";
 import { createTrainerClient, type TrainerClient } from "../worker/trainer-client.js";
+import { describeWorkerMachine } from "../worker/trainer-response-schemas.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
 import { endpointClient, roleEndpoint, type ResolvedEndpoint } from "./endpoints.js";
@@ -50,6 +51,11 @@ export interface PipelineContext {
   environment(entry: CapabilityEnvironmentEntry): Promise<ModuleRunner>;
   /** Opens a store file of the run (`run.storeFile`, `run.evaluationStoreFile`, …); the caller closes it. */
   openStore(file: string): TrajectoryStore;
+  /**
+   * One line naming the machine behind the run's figures (the worker's accelerator, dtype, library versions and
+   * deterministic mode; `describeWorkerMachine`), when the worker has started and answers; undefined otherwise.
+   */
+  machine(): Promise<string | undefined>;
   /** Stops the worker if it was started. */
   close(): Promise<void>;
 }
@@ -111,6 +117,16 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
     loraSampler: () => (externalPolicy === undefined ? undefined : createTrainerClient({ baseUrl: externalPolicy.url, ...(externalPolicy.apiKey === undefined ? {} : { apiKey: externalPolicy.apiKey }) })),
     environment: (entry) => environments.load(entry),
     openStore: (file) => openTrajectoryStore(file),
+    async machine() {
+      // Only a worker that runs already: describing the machine never starts one.
+      const running = started === undefined ? undefined : await started.catch(() => undefined);
+      if (running === undefined) return undefined;
+      try {
+        return describeWorkerMachine(await running.trainerClient().health({ timeoutMs: 10_000 }));
+      } catch {
+        return undefined;
+      }
+    },
     async close() {
       await environments.close();
       // A seed's context (compare) shares the run's targets: only the run's own context stops an MCP server.

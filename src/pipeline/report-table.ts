@@ -12,7 +12,7 @@ function delta(before: number, after: number): string {
 
 /** Markdown tables of the results. */
 export function formatReport(name: string, results: EvaluationResults): string {
-  const lines = [`# ${name}: TRACE report`, "", "| domain | base pass rate | TRACE pass rate |", "|---|---|---|"];
+  const lines = [`# ${name}: TRACE report`, "", ...(results.machine === undefined ? [] : [`Machine: ${results.machine}.`, ""]), "| domain | base pass rate | TRACE pass rate |", "|---|---|---|"];
   for (const domain of results.domains) lines.push(`| ${domain.domain} | ${rate(domain.base)} | ${rate(domain.trace)} |`);
   lines.push(`| overall (solved / tasks) | ${rate(results.overall.base)} | ${rate(results.overall.trace)} |`, "");
   const grouped = results.domains.filter((domain) => domain.groups !== undefined && Object.keys(domain.groups).length > 0);

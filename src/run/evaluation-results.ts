@@ -21,4 +21,6 @@ export interface EvaluationResults {
   capabilities: { capability: string; seeds: number[]; before: number; after: number }[];
   /** Tasks routed to each option (capability, or "base" for "none of these"). */
   routing: { option: string; label: string; tasks: number }[];
+  /** The machine the figures came from (`PipelineContext.machine`), when the worker could say. */
+  machine?: string;
 }

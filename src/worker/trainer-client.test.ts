@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { test } from "node:test";
 import { sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { createTrainerClient } from "./trainer-client.js";
+import { describeWorkerMachine } from "./trainer-response-schemas.js";
 import { WorkerConnectionError } from "./worker-connection-error.js";
 import { WorkerRequestError } from "./worker-request-error.js";
 import { WorkerResponseError } from "./worker-response-error.js";
@@ -102,6 +103,22 @@ test("trainer calls send snake_case bodies with the bearer token and map the ans
       ["POST", "/v1/trainer/delete_adapter", { name: "a1" }],
     ]);
     for (const request of server.received) assert.equal(request.headers.authorization, "Bearer secret", request.path);
+  } finally {
+    await server.close();
+  }
+});
+
+test("/health's machine fields (accelerator, library versions) are parsed and described in one line", async () => {
+  const versions = { python: "3.11.7", torch: "2.11.0", transformers: "5.17.0", peft: "0.21.0" };
+  const server = await startFakeChatServer((_request, res) =>
+    sendJson(res, 200, { status: "ok", model: "tiny", device: "cuda:0", dtype: "bfloat16", world_size: 2, deterministic: true, accelerator: "NVIDIA H200", versions }),
+  );
+  try {
+    const health = await createTrainerClient({ baseUrl: server.baseUrl }).health();
+    assert.deepEqual(health, { status: "ok", model: "tiny", device: "cuda:0", dtype: "bfloat16", worldSize: 2, deterministic: true, accelerator: "NVIDIA H200", versions });
+    assert.equal(describeWorkerMachine(health), "NVIDIA H200 × 2 (cuda:0, bfloat16); torch 2.11.0, transformers 5.17.0, peft 0.21.0; deterministic training on");
+    // A worker too old to name its machine still gets a line.
+    assert.equal(describeWorkerMachine({ status: "ok", model: "tiny", device: "cpu", dtype: "float32", worldSize: 1, deterministic: false }), "unnamed accelerator (cpu, float32); deterministic training off");
   } finally {
     await server.close();
   }

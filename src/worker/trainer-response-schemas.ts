@@ -25,8 +25,35 @@ const finiteOrNaN = z
   .transform((value) => value ?? Number.NaN);
 
 export const healthSchema = z
-  .object({ status: z.literal("ok"), model: z.string(), device: z.string(), dtype: z.string(), world_size: count, deterministic: z.boolean().default(false) })
-  .transform((body): WorkerHealth => ({ status: body.status, model: body.model, device: body.device, dtype: body.dtype, worldSize: body.world_size, deterministic: body.deterministic }));
+  .object({
+    status: z.literal("ok"),
+    model: z.string(),
+    device: z.string(),
+    dtype: z.string(),
+    world_size: count,
+    deterministic: z.boolean().default(false),
+    accelerator: z.string().optional(),
+    versions: z.record(z.string(), z.string()).optional(),
+  })
+  .transform(
+    (body): WorkerHealth => ({
+      status: body.status,
+      model: body.model,
+      device: body.device,
+      dtype: body.dtype,
+      worldSize: body.world_size,
+      deterministic: body.deterministic,
+      ...(body.accelerator === undefined ? {} : { accelerator: body.accelerator }),
+      ...(body.versions === undefined ? {} : { versions: body.versions }),
+    }),
+  );
+
+/** One line naming the machine behind a run's figures, e.g. `NVIDIA H100 80GB HBM3 (cuda:0, bfloat16); torch 2.11.0, transformers 5.17.0, peft 0.21.0; deterministic training off`. */
+export function describeWorkerMachine(health: WorkerHealth): string {
+  const where = `${health.accelerator ?? "unnamed accelerator"}${health.worldSize > 1 ? ` × ${health.worldSize}` : ""} (${health.device}, ${health.dtype})`;
+  const libraries = ["torch", "transformers", "peft"].filter((name) => health.versions?.[name] !== undefined).map((name) => `${name} ${health.versions![name]}`);
+  return [where, ...(libraries.length > 0 ? [libraries.join(", ")] : []), `deterministic training ${health.deterministic ? "on" : "off"}`].join("; ");
+}
 
 export const modelListSchema = z
   .object({ data: z.array(z.object({ id: z.string(), root: z.string().nullish(), parent: z.string().nullish() })) })

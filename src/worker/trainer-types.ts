@@ -154,6 +154,10 @@ export interface WorkerHealth {
   worldSize: number;
   /** Whether the worker trains with deterministic algorithms (`serve --deterministic`; false for a worker too old to say). */
   deterministic: boolean;
+  /** What it computes on: the GPU's name, or the CPU's model and usable cores (absent from a worker too old to say). */
+  accelerator?: string;
+  /** Versions of Python and the numerical libraries (`torch`, `transformers`, `peft`). */
+  versions?: Record<string, string>;
 }
 
 /** One entry of `GET /v1/models`: the base model (`parent` null) or an adapter on it. */

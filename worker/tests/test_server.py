@@ -56,6 +56,17 @@ def sampled_logprobs(completion: dict[str, Any]) -> list[float]:
     return [entry["logprob"] for entry in completion["choices"][0]["logprobs"]["content"]]
 
 
+def test_health_names_the_machine_and_library_versions(worker: RunningWorker) -> None:
+    import peft
+    import transformers
+
+    health = worker.request("GET", "/health")[1]
+    assert health["versions"] == {"python": health["versions"]["python"], "torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__}
+    assert health["versions"]["python"].count(".") == 2
+    # On CPU: the processor's model and the cores this process may use (a GPU reports its name instead).
+    assert health["accelerator"].endswith(" cores") and len(health["accelerator"]) > len(" cores"), health["accelerator"]
+
+
 def test_completion_has_openai_shape_and_token_ids(worker: RunningWorker) -> None:
     completion = chat(worker, seed=1)
     choice = completion["choices"][0]

@@ -25,6 +25,8 @@ import hmac
 import json
 import logging
 import math
+import os
+import platform
 import queue
 import socket
 import threading
@@ -36,6 +38,9 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import h11
+import peft
+import torch
+import transformers
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -53,6 +58,25 @@ log = logging.getLogger("trace_worker")
 TRAINER_CALLS = ("create_adapter", "delete_adapter", "merge_adapters", "forward_backward", "forward", "optim_step", "save_adapter", "save_state", "load_state", "export_merged")
 
 
+def describe_accelerator(device: torch.device) -> str:
+    """The GPU's name (`NVIDIA H100 80GB HBM3`), or the CPU's model and how many of its cores this process may use."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cores} cores"
+
+
+def library_versions() -> dict[str, str]:
+    """Python's and the numerical libraries' versions: what a figure depends on besides the code and the machine."""
+    return {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__, "peft": peft.__version__}
+
+
 class WorkerApplication:
     """Routes requests to the sampler and trainer; every model operation goes through the engine thread."""
 
@@ -68,6 +92,9 @@ class WorkerApplication:
         self.max_request_bytes = max_request_bytes
         #: When set, every file path a request names (adapters, states, merged checkpoints) must lie under it.
         self.file_root = None if file_root is None else Path(file_root).resolve()
+        #: What the worker computes on, for reports that name the machine behind their figures (`/health`).
+        self.accelerator = describe_accelerator(engine.device)
+        self.versions = library_versions()
 
     # -- calls that every rank runs -----------------------------------------------------------------------------
 
@@ -142,6 +169,8 @@ class WorkerApplication:
             "world_size": self.collective.world_size,
             "fused_kernels": self.engine.fused_kernels,
             "deterministic": self.trainer.deterministic,
+            "accelerator": self.accelerator,
+            "versions": self.versions,
             "sampling_batches": self.executor.sampling_batches,
             "largest_batch": self.executor.largest_batch,
             "decode_steps": self.executor.decode_steps,

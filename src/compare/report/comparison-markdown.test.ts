@@ -41,6 +41,23 @@ describe("renderComparisonMarkdown", () => {
     assert.doesNotMatch(markdown, /Over budget/);
   });
 
+  test("names the machine the results came from: one line when they share it, a list when they do not, nothing when none is known", () => {
+    assert.doesNotMatch(markdown, /^Machine/m);
+    const h100 = "NVIDIA H100 80GB HBM3 (cuda:0, bfloat16); torch 2.11.0, transformers 5.17.0, peft 0.21.0; deterministic training off";
+    const shared = renderComparisonMarkdown(
+      HAND_MADE.map((entry) => ({ ...entry, machine: h100 })),
+      OPTIONS,
+    );
+    assert.match(shared, new RegExp(`^Machine: ${h100.replace(/[()+.]/g, "\\$&")}\\.$`, "m"));
+    const mixed = renderComparisonMarkdown(
+      HAND_MADE.map((entry) => ({ ...entry, machine: entry.seed === 1 ? h100 : "AMD EPYC, 2 cores (cpu, float32); deterministic training off" })),
+      OPTIONS,
+    );
+    assert.match(mixed, /^Machines \(each result names its own in result\.json\):$/m);
+    assert.match(mixed, /^- NVIDIA H100 80GB HBM3 .*: base seed 1, trace seed 1$/m);
+    assert.match(mixed, /^- AMD EPYC, 2 cores \(cpu, float32\); deterministic training off: base seed 2, trace seed 2, base seed 3, trace seed 3$/m);
+  });
+
   test("one seed gives ± 0.0 and says n; no base drops the delta column; over-budget seeds are named", () => {
     const single = renderComparisonMarkdown(
       [result({ method: "gepa", label: "GEPA | prompts", group: "consolidation", seed: 7 }, 3, 4, 1200)],

@@ -64,6 +64,15 @@ function overBudget(results: readonly MethodSeedResult[]): string[] {
   return results.filter((result) => result.budget.spent > result.budget.limit).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent} of ${result.budget.limit}`);
 }
 
+/** Which machine produced the results (one line; several when seeds or methods ran on different machines). */
+function machineLines(results: readonly MethodSeedResult[]): string[] {
+  const machines = [...new Set(results.flatMap((result) => (result.machine === undefined ? [] : [result.machine])))];
+  if (machines.length === 0) return [];
+  if (machines.length === 1) return [`Machine: ${machines[0]}.`, ""];
+  const runs = (machine: string) => results.filter((result) => result.machine === machine).map((result) => `${result.method} seed ${result.seed}`);
+  return ["Machines (each result names its own in result.json):", "", ...machines.map((machine) => `- ${machine}: ${runs(machine).join(", ")}`), ""];
+}
+
 /** Renders comparison.md from all methods' results; throws the typed errors of `validateResults`. */
 export function renderComparisonMarkdown(results: readonly MethodSeedResult[], options: ComparisonReportOptions): string {
   const { domains, methods } = summarizeMethods(results);
@@ -76,6 +85,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     `Budget: ${options.budgetRule ?? `${options.budget} budgeted rollouts`} (training + calibration + selection) per method and seed; evaluation episodes are not counted.` +
       (exceeded.length > 0 ? ` Over budget: ${exceeded.join("; ")}.` : ""),
     "",
+    ...machineLines(results),
     "Cells are evaluation pass rates in percent, mean ± sample standard deviation over seeds; `seeds` is n. " +
       `"overall" pools all domains' episodes of a seed.` +
       (base ? ` "delta vs base" is the difference of overall means from ${escapeCell(base.label)}, in percentage points.` : ""),

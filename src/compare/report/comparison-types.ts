@@ -42,6 +42,8 @@ export interface MethodSeedResult {
   curve: CurvePoint[];
   /** What the method reports about its run (e.g. GEPA's pool and whether it kept the agent's own prompt). */
   notes?: readonly string[];
+  /** The machine that produced this result (the worker's accelerator, dtype, library versions, deterministic mode). */
+  machine?: string;
 }
 
 /** Options of the comparison report. */
