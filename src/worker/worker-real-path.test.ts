@@ -108,7 +108,11 @@ async function gone(pid: number): Promise<boolean> {
 
 describe("the real worker", () => {
   test("health and /v1/models name the base model; a created adapter is listed as its child", async () => {
-    assert.deepEqual(worker?.health, { status: "ok", model: BASE, device: "cpu", dtype: "float32", worldSize: 1, deterministic: false });
+    const { accelerator, versions, ...health } = worker!.health;
+    assert.deepEqual(health, { status: "ok", model: BASE, device: "cpu", dtype: "float32", worldSize: 1, deterministic: false });
+    // The machine the figures come from: the CPU's model and usable cores, and the libraries' versions.
+    assert.match(accelerator ?? "", /^.+, \d+ cores$/);
+    assert.deepEqual(Object.keys(versions ?? {}).sort(), ["peft", "python", "torch", "transformers"]);
     const created = await trainer.createAdapter({ name: "listed", rank: 4 });
     assert.deepEqual(created.targetModules, ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]);
     assert.ok(created.trainableParameters > 0);
