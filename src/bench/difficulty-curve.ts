@@ -1,9 +1,9 @@
 /**
- * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0]`: how a base
+ * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0 --temperature 0.7]`: how a base
  * policy's reward moves with each TRACE-mini practice world's difficulty level — the premise of calibration's level
  * search (`calibrateDifficulty`: one level harder while the base does too well). For every practice module and every
- * level, the calibration statistics on the same seeds (a real worker on this machine, temperature 1, as calibration
- * samples): mean reward with its standard error over seeds (the seeds' mean rewards vary far more than the samples
+ * level, the calibration statistics on the same seeds (a real worker on this machine, at calibration's default
+ * temperature 0.7): mean reward with its standard error over seeds (the seeds' mean rewards vary far more than the samples
  * within one seed), success rate, constant and informative groups, and whether the reference's gate passes. One
  * markdown table; the pipeline calibrates on the first 16 seeds × 16 samples (GPU size) or 8 × 8 (CPU size).
  */
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     "max-tokens": { type: "string", default: "128" },
     "max-steps": { type: "string", default: "20" },
     concurrency: { type: "string", default: "32" },
+    temperature: { type: "string", default: "0.7" },
   },
 });
 const seedCount = Number.parseInt(values.seeds, 10);
@@ -33,7 +34,7 @@ const samples = Number.parseInt(values.samples, 10);
 
 const worker = await startWorker({ model: values.model, servedModelName: "base" });
 try {
-  const policy = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 64, timeoutMs: 600_000 });
+  const policy = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 64, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
   const rows: string[][] = [["module", "level", "mean reward", "± se (seeds)", "success", "constant groups", "informative", "gate"]];
   for (const module of MINI_CAPABILITY_MODULES) {
     const runner = nativeModuleRunner(module);
@@ -45,7 +46,7 @@ try {
         policy,
         seeds,
         samples,
-        sampling: { temperature: 1, maxTokens: Number.parseInt(values["max-tokens"], 10) },
+        sampling: { temperature: Number.parseFloat(values.temperature), maxTokens: Number.parseInt(values["max-tokens"], 10) },
         concurrency: Number.parseInt(values.concurrency, 10),
         maxSteps: Number.parseInt(values["max-steps"], 10),
       });
@@ -65,7 +66,7 @@ try {
       console.error(`${module.capability} level ${level}: mean ${report.meanReward.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     }
   }
-  console.log(`\n${seedCount} seeds from ${seedStart} × ${samples} samples, base ${values.model}\n`);
+  console.log(`\n${seedCount} seeds from ${seedStart} × ${samples} samples at temperature ${values.temperature}, base ${values.model}\n`);
   console.log(markdownTable(rows, { align: ["l", "r", "r", "r", "r", "r", "r", "l"] }));
 } finally {
   await worker.stop();
