@@ -241,7 +241,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       context.log(`  ${mechanicsSummary(mechanics)}`);
     }
     await trainer.exportMerged({ adapter: "sft", path: config.model.path });
-    const { deterministic } = await trainer.health();
+    const { deterministic } = worker.health;
     const weightsSha256 = await fileSha256(path.join(config.model.path, "model.safetensors"));
     const record: BaseModelRecord = {
       demonstrations: demonstrations.length,

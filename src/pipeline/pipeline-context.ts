@@ -53,7 +53,7 @@ export interface PipelineContext {
   openStore(file: string): TrajectoryStore;
   /**
    * One line naming the machine behind the run's figures (the worker's accelerator, dtype, library versions and
-   * deterministic mode; `describeWorkerMachine`), when the worker has started and answers; undefined otherwise.
+   * deterministic mode; `describeWorkerMachine`), when the worker has started; undefined otherwise.
    */
   machine(): Promise<string | undefined>;
   /** Stops the worker if it was started. */
@@ -118,14 +118,9 @@ export function createPipelineContext(config: ResolvedPipelineConfig, log: (line
     environment: (entry) => environments.load(entry),
     openStore: (file) => openTrajectoryStore(file),
     async machine() {
-      // Only a worker that runs already: describing the machine never starts one.
+      // Only a worker that runs already (describing the machine never starts one), from the /health it gave at startup.
       const running = started === undefined ? undefined : await started.catch(() => undefined);
-      if (running === undefined) return undefined;
-      try {
-        return describeWorkerMachine(await running.trainerClient().health({ timeoutMs: 10_000 }));
-      } catch {
-        return undefined;
-      }
+      return running === undefined ? undefined : describeWorkerMachine(running.health);
     },
     async close() {
       await environments.close();
