@@ -1,8 +1,9 @@
 /**
  * TRACE-mini: what explains the base agent's failed episodes — each designed deficit of the scripted expert, or
- * something else (`src/envs/mini/deficit-attribution.ts`) — counted over a store's finished episodes of the target.
+ * something else (`src/envs/mini/deficit-attribution.ts`) — counted over a store's finished episodes of the target;
+ * for the something else, the free-running slips its conversations show.
  */
-import { attributeMiniFailure, type DesignedDeficit } from "../envs/mini/index.js";
+import { attributeMiniFailure, episodeSlips, type DesignedDeficit, type EpisodeSlips } from "../envs/mini/index.js";
 import type { ModuleEnvironment } from "../envs/modules/module-environment.js";
 import { verifierInputFromCalls, verifierInputFromMessages } from "../envs/modules/verifier-input.js";
 import type { EpisodeRecord } from "../store/trajectory-store.js";
@@ -20,11 +21,16 @@ export interface MiniFailureSummary {
   explainedShare: number;
   /** Failed episodes per task family, and how many of them the designed deficits explain. */
   byFamily: Record<string, { failed: number; explained: number }>;
+  /**
+   * Of the `other` episodes, how many show each free-running slip (`episodeSlips`; an episode may show several), and
+   * how many show none of them.
+   */
+  otherSlips: Record<keyof EpisodeSlips | "none", number>;
 }
 
 /** Attributes every failed finished episode of `records` (episodes of `environment`'s tasks). */
 export async function summarizeMiniFailures(environment: ModuleEnvironment, records: readonly EpisodeRecord[]): Promise<MiniFailureSummary> {
-  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 }, explained: 0, other: 0, explainedShare: 1, byFamily: {} };
+  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 }, explained: 0, other: 0, explainedShare: 1, byFamily: {}, otherSlips: { inventedIdentifier: 0, repeatedWrite: 0, refusedCall: 0, none: 0 } };
   for (const record of records) {
     if (record.status !== "finished" || record.messages === null) continue;
     summary.episodes += 1;
@@ -37,7 +43,12 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
     for (const deficit of attribution.deficits) summary.byDeficit[deficit] += 1;
     const explained = attribution.deficits.length > 0 && !attribution.other;
     if (explained) summary.explained += 1;
-    else summary.other += 1;
+    else {
+      summary.other += 1;
+      const slips = Object.entries(episodeSlips(record.messages)).filter(([, shown]) => shown) as [keyof EpisodeSlips, boolean][];
+      for (const [slip] of slips) summary.otherSlips[slip] += 1;
+      if (slips.length === 0) summary.otherSlips.none += 1;
+    }
     const family = typeof instance.facts.family === "string" ? instance.facts.family : "unknown";
     const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0 });
     entry.failed += 1;
@@ -47,8 +58,10 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
   return summary;
 }
 
-/** One log line: how many failed episodes the designed deficits alone explain, and by which. */
+/** One log line: how many failed episodes the designed deficits alone explain, by which, and what the others show. */
 export function miniFailuresLine(failures: MiniFailureSummary): string {
   const deficits = Object.entries(failures.byDeficit).map(([name, count]) => `${name} ${count}`).join(", ");
-  return `explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other})`;
+  const { inventedIdentifier, repeatedWrite, refusedCall, none } = failures.otherSlips;
+  const slips = failures.other === 0 ? "" : ` (invented id ${inventedIdentifier}, repeated write ${repeatedWrite}, refused call ${refusedCall}, none of these ${none})`;
+  return `explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other}${slips})`;
 }

@@ -5,7 +5,7 @@ import { createInstanceUser } from "../../rollout/instance-user.js";
 import { createModuleEnvironment, nativeModuleRunner } from "../modules/index.js";
 import { verifierInputFromCalls, verifierInputFromMessages } from "../modules/verifier-input.js";
 import type { Message } from "../../spec/message.js";
-import { attributeMiniFailure, type DesignedDeficit } from "./deficit-attribution.js";
+import { attributeMiniFailure, episodeSlips, type DesignedDeficit } from "./deficit-attribution.js";
 import { NO_EXPERT_DEFICITS, type ExpertDeficits } from "./expert-deficits.js";
 import { miniTargetModule } from "./mini-capability-modules.js";
 import { createScriptedExpert } from "./scripted-expert.js";
@@ -85,4 +85,36 @@ test("a garbled id or a reply that says nothing is something else", async () => 
   assert.deepEqual(attributeMiniFailure(instance, own, gold, true), { deficits: [], other: true });
   const silent = await verifierInputFromCalls(runner, instance, instance.solution, ["Done."]);
   assert.deepEqual(attributeMiniFailure(instance, silent, gold, false), { deficits: [], other: true });
+});
+
+test("free-running slips: the expert's own episodes show none; an invented id, a repeated accepted write and a refused call are each seen", async () => {
+  const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: 40 }, (_, index) => 700 + index) });
+  for (const task of environment.tasks()) {
+    // The deficits make wrong choices, never slips: ids copied from the conversation, each write once.
+    const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits: { skipPreconditionCheck: 0.5, wrongPaymentMethod: 0.5, stopAfterFirstChange: 0.5 } }), user: createInstanceUser(environment.instance(task)) });
+    assert.deepEqual(episodeSlips(result.trajectory.messages), { inventedIdentifier: false, repeatedWrite: false, refusedCall: false }, task.id);
+  }
+  const call = (id: string, name: string, args: Record<string, string>) => ({ role: "assistant" as const, content: null, tool_calls: [{ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } }] });
+  const cancelled = '{"user_id":"u12","status":"cancelled"}';
+  const conversation = (...rest: Message[]): Message[] => [{ role: "user", content: "I am u12. Please cancel order #W30, I no longer need it." }, ...rest];
+  const invented = conversation(call("a", "get_order_details", { order_id: "#W33" }), { role: "tool", tool_call_id: "a", content: '{"status":"pending"}' });
+  assert.deepEqual(episodeSlips(invented), { inventedIdentifier: true, repeatedWrite: false, refusedCall: false });
+  // An id the tools returned earlier is copied, not invented; the same cancellation twice (keys in another order) is a repeat.
+  const repeated = conversation(
+    call("a", "get_user_details", { user_id: "u12" }),
+    { role: "tool", tool_call_id: "a", content: '{"orders":["#W30","#W41"]}' },
+    call("b", "cancel_pending_order", { order_id: "#W41", reason: "no longer needed" }),
+    { role: "tool", tool_call_id: "b", content: cancelled },
+    { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "cancel_pending_order", arguments: '{"reason": "no longer needed", "order_id": "#W41"}' } }] },
+    { role: "tool", tool_call_id: "c", content: cancelled },
+  );
+  assert.deepEqual(episodeSlips(repeated), { inventedIdentifier: false, repeatedWrite: true, refusedCall: false });
+  // A refused write tried again is no repeat of an accepted one.
+  const refused = conversation(
+    call("a", "cancel_pending_order", { order_id: "#W30", reason: "because" }),
+    { role: "tool", tool_call_id: "a", content: "Error: invalid reason", error: true },
+    call("b", "cancel_pending_order", { order_id: "#W30", reason: "because" }),
+    { role: "tool", tool_call_id: "b", content: "Error: invalid reason" },
+  );
+  assert.deepEqual(episodeSlips(refused), { inventedIdentifier: false, repeatedWrite: false, refusedCall: true });
 });

@@ -4,7 +4,9 @@
  * wrong reply, an unrequested change). Read from the conversation's own tool calls replayed from the instance's
  * initial state (as the grader replays) against the gold solution's final state; it never looks at the policy.
  */
+import type { Message } from "../../spec/message.js";
 import type { Json, ModuleInstance, VerifierInput } from "../modules/capability-module.js";
+import { MINI_IDENTIFIER } from "./mechanics.js";
 import { MINI_READ_TOOLS } from "./mini-service-module.js";
 
 /** A designed deficit seen in an episode (the expert's `ExpertDeficits`, by what the conversation shows). */
@@ -76,4 +78,50 @@ export function attributeMiniFailure(instance: ModuleInstance, own: VerifierInpu
   }
   if (!communicated && deficits.size === 0) other = true;
   return { deficits: [...deficits].sort(), other };
+}
+
+/**
+ * Slips of a model acting on its own conversation (free-running), which the teacher-forced mechanics measure
+ * (`mechanics.ts`: each turn after the expert's own earlier turns) cannot see. Used to say what the failures that no
+ * designed deficit explains look like.
+ */
+export interface EpisodeSlips {
+  /** A tool call carries an identifier (`u17`, `#W42`, `card_4821`) that appears nowhere earlier in the conversation. */
+  inventedIdentifier: boolean;
+  /** A write (the same tool with the same arguments) made again after the tools accepted it once. */
+  repeatedWrite: boolean;
+  /** A tool refused a call: an unknown id, a payment method the user does not have, an invalid reason. */
+  refusedCall: boolean;
+}
+
+/** The slips `messages` show (the conversation of one episode, tool results included). */
+export function episodeSlips(messages: readonly Message[]): EpisodeSlips {
+  const refused = new Set(messages.flatMap((message) => (message.role === "tool" && (message.error === true || message.content.startsWith("Error:")) ? [message.tool_call_id] : [])));
+  const slips: EpisodeSlips = { inventedIdentifier: false, repeatedWrite: false, refusedCall: refused.size > 0 };
+  const accepted = new Set<string>();
+  let context = "";
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) {
+        if ((call.function.arguments.match(MINI_IDENTIFIER) ?? []).some((identifier) => !context.includes(identifier))) slips.inventedIdentifier = true;
+        if (MINI_READ_TOOLS.includes(call.function.name) || refused.has(call.id)) continue;
+        const write = `${call.function.name} ${canonicalArguments(call.function.arguments)}`;
+        if (accepted.has(write)) slips.repeatedWrite = true;
+        accepted.add(write);
+      }
+      context += `\n${message.content ?? ""}\n${(message.tool_calls ?? []).map((call) => call.function.arguments).join("\n")}`;
+    } else context += `\n${message.content}`;
+  }
+  return slips;
+}
+
+/** A call's arguments with their keys sorted (the text itself when it is not a JSON object). */
+function canonicalArguments(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return text;
+    return JSON.stringify(Object.fromEntries(Object.entries(parsed).sort(([left], [right]) => left.localeCompare(right))));
+  } catch {
+    return text;
+  }
 }

@@ -48,8 +48,8 @@ export interface MechanicsReport {
 /** How many failure examples a report keeps. */
 const EXAMPLES = 12;
 
-/** The identifiers of the TRACE-mini world as they appear in text. */
-const IDENTIFIER = /#W\d+|\bu\d+\b|\b(?:card|gift)_\d+\b/g;
+/** The identifiers of the TRACE-mini world as they appear in text (global: use with `match`). */
+export const MINI_IDENTIFIER = /#W\d+|\bu\d+\b|\b(?:card|gift)_\d+\b/g;
 
 function parseArguments(text: string): { [key: string]: unknown } | null {
   try {
@@ -132,7 +132,7 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
               keep("text instead of a tool call", message, answer);
             }
           }
-          for (const identifier of written(answer).match(IDENTIFIER) ?? []) {
+          for (const identifier of written(answer).match(MINI_IDENTIFIER) ?? []) {
             counts.identifiers += 1;
             if (context.includes(identifier)) counts.copiedIdentifiers += 1;
             else keep("identifier not in the context", message, answer);
