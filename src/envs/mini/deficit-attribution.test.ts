@@ -99,6 +99,8 @@ test("free-running slips: the expert's own episodes show none; an invented id, a
   const conversation = (...rest: Message[]): Message[] => [{ role: "user", content: "I am u12. Please cancel order #W30, I no longer need it." }, ...rest];
   const invented = conversation(call("a", "get_order_details", { order_id: "#W33" }), { role: "tool", tool_call_id: "a", content: '{"status":"pending"}' });
   assert.deepEqual(episodeSlips(invented), { inventedIdentifier: true, repeatedWrite: false, refusedCall: false });
+  // A prefix of an id in the conversation is no copy of it.
+  assert.equal(episodeSlips(conversation(call("a", "get_order_details", { order_id: "#W3" }))).inventedIdentifier, true);
   // An id the tools returned earlier is copied, not invented; the same cancellation twice (keys in another order) is a repeat.
   const repeated = conversation(
     call("a", "get_user_details", { user_id: "u12" }),

@@ -99,18 +99,20 @@ export function episodeSlips(messages: readonly Message[]): EpisodeSlips {
   const refused = new Set(messages.flatMap((message) => (message.role === "tool" && (message.error === true || message.content.startsWith("Error:")) ? [message.tool_call_id] : [])));
   const slips: EpisodeSlips = { inventedIdentifier: false, repeatedWrite: false, refusedCall: refused.size > 0 };
   const accepted = new Set<string>();
-  let context = "";
+  // Whole identifiers, not substrings: `#W3` is not copied from a conversation that only names `#W33`.
+  const seen = new Set<string>();
+  const identifiers = (text: string | null) => text?.match(MINI_IDENTIFIER) ?? [];
   for (const message of messages) {
     if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) {
-        if ((call.function.arguments.match(MINI_IDENTIFIER) ?? []).some((identifier) => !context.includes(identifier))) slips.inventedIdentifier = true;
+        if (identifiers(call.function.arguments).some((identifier) => !seen.has(identifier))) slips.inventedIdentifier = true;
         if (MINI_READ_TOOLS.includes(call.function.name) || refused.has(call.id)) continue;
         const write = `${call.function.name} ${canonicalArguments(call.function.arguments)}`;
         if (accepted.has(write)) slips.repeatedWrite = true;
         accepted.add(write);
       }
-      context += `\n${message.content ?? ""}\n${(message.tool_calls ?? []).map((call) => call.function.arguments).join("\n")}`;
-    } else context += `\n${message.content}`;
+      for (const text of [message.content, ...(message.tool_calls ?? []).map((call) => call.function.arguments)]) for (const identifier of identifiers(text)) seen.add(identifier);
+    } else for (const identifier of identifiers(message.content)) seen.add(identifier);
   }
   return slips;
 }
