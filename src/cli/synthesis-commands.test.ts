@@ -113,7 +113,7 @@ test("env check validates and, with a policy endpoint, calibrates", async () => 
     assert.equal(passed, false);
     const output = lines.join("\n");
     assert.match(output, /all gates passed/);
-    assert.match(output, /FAIL calibration: mean reward 0\.000, success 0\.0%, sd 0\.000, constant groups 100\.0%, informative 0\.0%, all-0 groups 100\.0%/);
+    assert.match(output, /FAIL calibration: mean reward 0\.000 ± 0\.000, success 0\.0%, sd 0\.000, constant groups 100\.0%, informative 0\.0%, all-0 groups 100\.0%/);
     const summary = JSON.parse(lines.at(-1) as string) as { passed: boolean; calibration: { seeds: number } };
     assert.deepEqual([summary.passed, summary.calibration.seeds], [false, 3]);
   } finally {

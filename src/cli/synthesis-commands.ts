@@ -30,6 +30,8 @@ export interface EnvCheckOptions {
   policyModel?: string;
   policyApiKey?: string;
   calibrationSeeds?: string;
+  calibrationRounds?: string;
+  calibrationStandardErrors?: string;
   samples?: string;
   json?: boolean;
   /** Run every gate; by default the first failing gate stops the check (a timeout always does). */
@@ -66,6 +68,9 @@ export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, 
   const seeds = integerOption("--seeds", options.seeds ?? "100", 1);
   const calibrationSeeds = integerOption("--calibration-seeds", options.calibrationSeeds ?? "16", 1);
   const samples = integerOption("--samples", options.samples ?? "4", 1);
+  const rounds = integerOption("--calibration-rounds", options.calibrationRounds ?? "1", 1);
+  const standardErrors = Number(options.calibrationStandardErrors ?? "0");
+  if (!(standardErrors >= 0)) throw new UsageError(`--calibration-standard-errors must be a number ≥ 0, got ${JSON.stringify(options.calibrationStandardErrors)}`);
   const target = parseSynthesisTarget(options.target);
   const policy = policyClient(options);
   const source = readModuleSource(modulePath);
@@ -76,7 +81,7 @@ export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, 
   if (policy !== undefined && report.passed) {
     const runner = await loadSandboxedModule({ source });
     try {
-      calibration = await calibrateDifficulty({ runner, policy, seeds: range(calibrationSeeds), samples });
+      calibration = await calibrateDifficulty({ runner, policy, seeds: range(calibrationSeeds), samples, rounds, standardErrors });
     } finally {
       await runner.dispose();
     }
@@ -194,6 +199,8 @@ export function registerSynthesisCommands(program: Command): void {
     .option("--seeds <n>", "seeds the policies are played on", "100");
   addEndpointOptions(check, "policy", "the base policy", { purpose: "for calibration" })
     .option("--calibration-seeds <n>", "seeds for calibration", "16")
+    .option("--calibration-rounds <n>", "most calibration rounds: another runs on the next seeds while a reading is near a window edge", "1")
+    .option("--calibration-standard-errors <z>", "standard errors that make a difference real: near an edge takes another round; a level leaves the initial one only when nearer the window by more", "0")
     .option("--samples <k>", "episodes per calibration seed", "4")
     .option("--json", "end with one JSON line {passed, validation, calibration}")
     .option("--all-gates", "run every gate (by default the first failing gate stops the check; a timeout always does)")

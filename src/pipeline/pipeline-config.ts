@@ -139,6 +139,14 @@ const calibrationSchema = z.strictObject({
   /** Rollouts per seed, K. */
   samples: positiveInteger.default(16),
   temperature: z.number().nonnegative().default(0.7),
+  /** Most rounds of `seeds` × `samples` per level (another runs on the next seeds while a reading is near a window edge; see `standardErrors`). */
+  rounds: positiveInteger.default(1),
+  /**
+   * How many standard errors (over seeds) make a difference real: a reading within this many of a window edge takes
+   * another round (up to `rounds`), and calibration leaves a module's initial difficulty level only for a level nearer
+   * the window by more than this many. 0: point estimates, as the reference.
+   */
+  standardErrors: z.number().nonnegative().default(0),
   minimumMeanReward: z.number().min(0).max(1).default(0.2),
   maximumMeanReward: z.number().min(0).max(1).default(0.6),
   minimumSuccessRate: z.number().min(0).max(1).default(0.2),

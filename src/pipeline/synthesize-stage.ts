@@ -108,10 +108,12 @@ function calibrationFields(report: unknown): Pick<CapabilityEnvironmentEntry, "c
 /** The calibration options of the run's configuration (what generated and, when asked, hand-written modules go through). */
 function calibrationOptions(context: PipelineContext): Omit<CalibrationOptions, "runner" | "policy"> {
   const { config } = context;
-  const { seeds, samples, temperature, ...targets } = config.environments.calibration;
+  const { seeds, samples, temperature, rounds, standardErrors, ...targets } = config.environments.calibration;
   return {
     seeds: range(seeds),
     samples,
+    rounds,
+    standardErrors,
     sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
     concurrency: config.training.concurrency,
     targets,

@@ -6,7 +6,8 @@ import type { FakeChatServer } from "../../testing/fake-chat-server.js";
 import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "../sandbox/sandboxed-module-runner.js";
 import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
-import { calibrateDifficulty, calibrateModule, formatCalibrationReport, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
+import type { CalibrationReport } from "./calibrate-module.js";
+import { calibrateDifficulty, calibrateModule, CalibrationOptionError, formatCalibrationReport, nearWindowEdge, seedStandardError, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
 import { atDifficulty, DifficultyLevelError } from "../../envs/modules/module-runner.js";
 
 /**
@@ -127,7 +128,7 @@ test("calibrateDifficulty moves a module with levels harder while the base does 
     const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
     const report = await calibrateDifficulty({ runner: levelled, policy, seeds: [0, 1, 2, 3], samples: 4, concurrency: 1 });
     assert.equal(report.passed, true, formatCalibrationReport(report));
-    assert.deepEqual(report.difficulty, { level: 2, levels: 5, tried: [{ level: 0, meanReward: 1, passed: false }, { level: 1, meanReward: 0.75, passed: false }, { level: 2, meanReward: 0.5, passed: true }] });
+    assert.deepEqual(report.difficulty, { level: 2, levels: 5, tried: [{ level: 0, meanReward: 1, meanRewardStandardError: 0, passed: false }, { level: 1, meanReward: 0.75, meanRewardStandardError: 0, passed: false }, { level: 2, meanReward: 0.5, meanRewardStandardError: 0, passed: true }] });
     assert.match(formatCalibrationReport(report), /difficulty level 2 of 0–4 \(tried 0: mean 1\.000; 1: mean 0\.750; 2: mean 0\.500 PASS\)/);
     // The chosen level reaches the module: its worlds at level 2 say so.
     assert.match((await atDifficulty(levelled, 2).generate(0)).request, /\(level 2\)/);
@@ -166,4 +167,130 @@ test("a module without levels is calibrated as it is, and atDifficulty refuses a
   } finally {
     await server.close();
   }
+});
+
+/** The minimal module with its seed in the request, and a policy that solves the even seeds only (each seed's group is all 1 or all 0). */
+function seedModule(): string {
+  return minimalModuleSource({
+    instance: `{ state: { reservations: { [id]: { status: "active" } } }, request: "Please cancel reservation " + id + " (seed " + String(seed) + ").", followUps: [], solution: [{ name: "cancel_reservation", arguments: { reservation_id: id } }], mustSay: [], facts: { id } }`,
+  });
+}
+
+function evenSeedPolicy(): Promise<FakeChatServer> {
+  return startFakeChatServer((request, res) => {
+    const messages = request.body.messages as { role: string; content?: string }[];
+    const last = messages.at(-1);
+    if (last?.role === "tool") return sendJson(res, 200, chatBody({ content: "Done." }));
+    const [, id, seed] = /reservation (R\d+) \(seed (\d+)\)/.exec(last?.content ?? "") ?? [];
+    if (Number(seed) % 2 === 0) {
+      const call = { id: `call_${seed ?? ""}`, type: "function", function: { name: "cancel_reservation", arguments: JSON.stringify({ reservation_id: id }) } };
+      return sendJson(res, 200, chatBody({ content: null, tool_calls: [call] }));
+    }
+    return sendJson(res, 200, chatBody({ content: "I cannot help with that." }));
+  });
+}
+
+test("the standard error is over seeds, and a reading within the band of a window edge is near it", () => {
+  const split = [
+    { seed: 0, rewards: [1, 1] },
+    { seed: 1, rewards: [0, 0] },
+    { seed: 2, rewards: [1, 1] },
+    { seed: 3, rewards: [0, 0] },
+  ];
+  // Seed means 1, 0, 1, 0: sample sd √(1/3), over √4 seeds.
+  assert.ok(Math.abs(seedStandardError(split) - Math.sqrt(1 / 3) / 2) < 1e-12);
+  assert.equal(seedStandardError([{ rewards: [1, 0] }]), 0);
+  const spread = summarizeCalibration(split, 2, DEFAULT_CALIBRATION_TARGETS);
+  assert.equal(spread.meanReward, 0.5);
+  assert.equal(nearWindowEdge(spread, 2), true); // 0.6 − 0.5 = 0.1 < 2 × 0.289
+  assert.equal(nearWindowEdge(spread, 0.3), false); // 0.1 > 0.3 × 0.289 = 0.087
+  const even = summarizeCalibration(split.map((group) => ({ ...group, rewards: [0, 1] })), 2, DEFAULT_CALIBRATION_TARGETS);
+  assert.equal(even.meanRewardStandardError, 0);
+  assert.equal(nearWindowEdge(even, 2), false); // no spread over seeds: the reading is what it is
+});
+
+test("calibration runs further rounds on the next seeds while the reading is near a window edge, up to its rounds", async () => {
+  const module = await loadSandboxedModule({ source: seedModule() });
+  const server = await evenSeedPolicy();
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const progress: [number, number][] = [];
+    const report = await calibrateModule({ runner: module, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 2, rounds: 3, standardErrors: 2, onEpisode: (done, total) => progress.push([done, total]) });
+    assert.equal(report.rounds, 3);
+    assert.deepEqual(report.groups.map((group) => group.seed), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.deepEqual(report.groups.map((group) => group.rewards), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((seed) => (seed % 2 === 0 ? [1, 1] : [0, 0])));
+    assert.equal(report.seeds, 12);
+    assert.equal(report.meanReward, 0.5);
+    assert.deepEqual(progress.at(-1), [24, 24]);
+    assert.deepEqual(progress[7], [8, 8]); // the first round's total before the second was known
+    assert.match(formatCalibrationReport(report), /mean reward 0\.500 ± 0\.151, .*\(12 seeds × 2 samples in 3 rounds\)/);
+    // One round is the reference's single reading; so is asking for no evidence (0 standard errors).
+    const single = await calibrateModule({ runner: module, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 2 });
+    assert.deepEqual([single.rounds, single.seeds], [1, 4]);
+    const pointEstimate = await calibrateModule({ runner: module, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 2, rounds: 3 });
+    assert.deepEqual([pointEstimate.rounds, pointEstimate.seeds], [1, 4]);
+  } finally {
+    await server.close();
+    await module.dispose();
+  }
+});
+
+test("calibration stops after the first round when the reading is clear of every edge, and refuses a bad number of rounds", async () => {
+  const server = await scriptedPolicy(2);
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const report = await calibrateModule({ runner, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 1, rounds: 4, standardErrors: 2 });
+    assert.deepEqual([report.rounds, report.seeds, report.meanRewardStandardError], [1, 4, 0]);
+    await assert.rejects(calibrateModule({ runner, policy, seeds: [0], samples: 1, rounds: 0 }), (error: unknown) => error instanceof CalibrationOptionError && error.option === "rounds" && error.value === 0);
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * A module with five levels, starting at 2, whose request names its seed and level, and a policy that solves the seeds
+ * below `solved[level]` of every 8 (each seed's group all 1 or all 0, so the standard error over seeds is large).
+ */
+async function seededLevels(solved: Record<number, number>, standardErrors: number): Promise<CalibrationReport> {
+  const module = await loadSandboxedModule({
+    source: minimalModuleSource({
+      fields: `difficulty: { levels: 5, initial: 2, description: "fewer solvable seeds" },`,
+      instance: `{ state: { reservations: { [id]: { status: "active" } } }, request: "Please cancel reservation " + id + " (seed " + String(seed) + ", level " + String(level ?? 2) + ").", followUps: [], solution: [{ name: "cancel_reservation", arguments: { reservation_id: id } }], mustSay: [], facts: { id } }`,
+    }),
+  });
+  const server = await startFakeChatServer((request, res) => {
+    const messages = request.body.messages as { role: string; content?: string }[];
+    const last = messages.at(-1);
+    if (last?.role === "tool") return sendJson(res, 200, chatBody({ content: "Done." }));
+    const [, id, seed, level] = /reservation (R\d+) \(seed (\d+), level (\d)\)/.exec(last?.content ?? "") ?? [];
+    if (Number(seed) % 8 < (solved[Number(level)] ?? 0)) {
+      const call = { id: `call_${seed ?? ""}`, type: "function", function: { name: "cancel_reservation", arguments: JSON.stringify({ reservation_id: id }) } };
+      return sendJson(res, 200, chatBody({ content: null, tool_calls: [call] }));
+    }
+    return sendJson(res, 200, chatBody({ content: "I cannot help with that." }));
+  });
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    return await calibrateDifficulty({ runner: module, policy, seeds: [0, 1, 2, 3, 4, 5, 6, 7], samples: 2, concurrency: 4, standardErrors });
+  } finally {
+    await server.close();
+    await module.dispose();
+  }
+}
+
+test("asked for evidence, calibrateDifficulty leaves the initial level only for a level clearly nearer the window", async () => {
+  // Level 2 reads 0.625, just above the window; level 3 reads 0.5, inside it, but every group is constant (no level passes).
+  const noisy = { 2: 5, 3: 4, 4: 3 };
+  const nearest = await seededLevels(noisy, 0);
+  assert.deepEqual(nearest.difficulty?.tried.map((tried) => [tried.level, tried.meanReward]), [[2, 0.625], [3, 0.5]]);
+  assert.equal(nearest.difficulty?.level, 3); // point estimates: the nearer level
+  const kept = await seededLevels(noisy, 2);
+  // 0.025 nearer, against 2 × √(0.183² + 0.189²) = 0.53: within the noise, the initial level stays.
+  // Seed means five 1s and three 0s: sample variance (5 × 3 / 8) / 7, over 8 seeds.
+  assert.ok(Math.abs((kept.difficulty?.tried[0]?.meanRewardStandardError ?? 0) - Math.sqrt((5 * 3) / 8 / 7 / 8)) < 1e-12);
+  assert.equal(kept.difficulty?.level, 2);
+  assert.equal(kept.meanReward, 0.625);
+  // Level 2 solves everything (1.0, no spread): level 3 is 0.4 nearer, more than 2 × 0.189, so it is chosen.
+  const clear = await seededLevels({ 2: 8, 3: 4 }, 2);
+  assert.equal(clear.difficulty?.level, 3);
 });

@@ -4,6 +4,11 @@
  * rate are 0.2–0.6, the rewards' standard deviation is at least 0.05, groups whose K rewards are all 0 or all 1 are
  * each at most 20% of the seeds, constant groups (all K rewards equal: no GRPO signal) at most 50%, and informative
  * groups (within-group reward standard deviation at least the minimum) at least 50%.
+ *
+ * Beyond the reference, calibration can ask for evidence (`standardErrors`, the standard error being over seeds): a
+ * level may be calibrated in rounds (`rounds`), another on the next seeds while the pooled mean reward or success rate
+ * lies within that many standard errors of an edge of its window; and a level search leaves the module's initial level
+ * only for a level whose mean is nearer the window by more than that many standard errors of the difference.
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
@@ -12,6 +17,7 @@ import type { SamplingOptions } from "../../rollout/agent-loop.js";
 import { createModuleEnvironment, seedTaskId } from "../../envs/modules/module-environment.js";
 import { createInstanceUser } from "../../rollout/instance-user.js";
 import { atDifficulty, type ModuleRunner } from "../../envs/modules/module-runner.js";
+import { TraceError } from "../../spec/trace-error.js";
 
 /** The calibration window (all fractions in [0, 1]). */
 export interface CalibrationTargets {
@@ -57,8 +63,16 @@ export interface CalibrationOptions {
   concurrency?: number;
   targets?: Partial<CalibrationTargets>;
   maxSteps?: number;
-  /** Called after each episode with the episodes done and in all (progress). */
+  /** Called after each episode with the episodes done and in all so far (progress; a further round adds to both). */
   onEpisode?: (done: number, total: number) => void;
+  /** Most rounds of `seeds` × `samples` episodes, each on the next seeds (default 1, the reference's single reading). */
+  rounds?: number;
+  /**
+   * How many standard errors make a difference real (default 0, point estimates as the reference): another round runs
+   * while a reading is within this many of a window edge, and a level other than the initial one is chosen only when
+   * its mean is nearer the window by more than this many standard errors of the difference (or it passes).
+   */
+  standardErrors?: number;
 }
 
 /** Calibration result: the statistics, each seed's rewards, and why it is out of range (if it is). */
@@ -78,53 +92,114 @@ export interface CalibrationReport {
   groups: { seed: number; rewards: number[] }[];
   /** Episodes that ended in an agent or user error (they count as reward 0). */
   erroredEpisodes: number;
+  /** Standard error of the mean reward over seeds (the sample standard deviation of the seeds' means / √seeds). */
+  meanRewardStandardError: number;
+  /** Rounds run (more than one when a reading lay near a window edge). */
+  rounds: number;
   problems: string[];
   /** For a module with difficulty levels: the level these statistics are of, and every level tried on the way. */
-  difficulty?: { level: number; levels: number; tried: { level: number; meanReward: number; passed: boolean }[] };
+  difficulty?: { level: number; levels: number; tried: { level: number; meanReward: number; meanRewardStandardError: number; passed: boolean }[] };
 }
 
-/** Runs seeds × samples episodes and checks them against the targets. */
+/**
+ * Runs seeds × samples episodes and checks them against the targets; with `rounds` above 1, runs further rounds on the
+ * next seeds (after the largest seed so far) while the pooled reading is near an edge of the window.
+ */
 export async function calibrateModule(options: CalibrationOptions): Promise<CalibrationReport> {
-  const seeds = options.seeds ?? Array.from({ length: 16 }, (_, index) => index);
+  const firstSeeds = options.seeds ?? Array.from({ length: 16 }, (_, index) => index);
   const samples = options.samples ?? 4;
   const targets = { ...DEFAULT_CALIBRATION_TARGETS, ...options.targets };
-  const environment = await createModuleEnvironment({ runner: options.runner, seeds });
+  const rounds = options.rounds ?? 1;
+  const standardErrors = options.standardErrors ?? 0;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new CalibrationOptionError("rounds", rounds, "a positive integer");
+  if (!(standardErrors >= 0)) throw new CalibrationOptionError("standardErrors", standardErrors, "a number ≥ 0");
   const limit = createConcurrencyLimit(options.concurrency ?? 8);
+  const groups: { seed: number; rewards: number[] }[] = [];
   let erroredEpisodes = 0;
   let done = 0;
-  const groups = await Promise.all(
-    seeds.map(async (seed) => {
-      const task = environment.task(seedTaskId(seed));
-      const rewards = await Promise.all(
-        Array.from({ length: samples }, (_, trial) =>
-          limit.run(async () => {
-            const result = await runEpisode({
-              environment,
-              task,
-              policy: options.policy,
-              user: createInstanceUser(environment.instance(task)),
-              sampling: options.sampling ?? { temperature: 1 },
-              trial,
-              ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
-            });
-            if (result.error !== undefined) erroredEpisodes += 1;
-            options.onEpisode?.((done += 1), seeds.length * samples);
-            return result.trajectory.reward?.reward ?? 0;
-          }),
-        ),
-      );
-      return { seed, rewards };
-    }),
+  let total = 0;
+  let report: CalibrationReport | undefined;
+  let seeds = firstSeeds;
+  for (let round = 1; round <= rounds; round += 1) {
+    total += seeds.length * samples;
+    const environment = await createModuleEnvironment({ runner: options.runner, seeds });
+    const roundGroups = await Promise.all(
+      seeds.map(async (seed) => {
+        const task = environment.task(seedTaskId(seed));
+        const rewards = await Promise.all(
+          Array.from({ length: samples }, (_, trial) =>
+            limit.run(async () => {
+              const result = await runEpisode({
+                environment,
+                task,
+                policy: options.policy,
+                user: createInstanceUser(environment.instance(task)),
+                sampling: options.sampling ?? { temperature: 1 },
+                trial,
+                ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+              });
+              if (result.error !== undefined) erroredEpisodes += 1;
+              options.onEpisode?.((done += 1), total);
+              return result.trajectory.reward?.reward ?? 0;
+            }),
+          ),
+        );
+        return { seed, rewards };
+      }),
+    );
+    groups.push(...roundGroups);
+    report = { ...summarizeCalibration(groups, samples, targets, erroredEpisodes), rounds: round };
+    if (!nearWindowEdge(report, standardErrors)) break;
+    const next = Math.max(...groups.map((group) => group.seed)) + 1;
+    seeds = firstSeeds.map((_, index) => next + index);
+  }
+  if (report === undefined) throw new CalibrationOptionError("seeds", firstSeeds, "at least one seed");
+  return report;
+}
+
+/**
+ * Whether a reading's mean reward or success rate lies within `standardErrors` standard errors over seeds of an edge
+ * of its window (where one more round could change which side of the edge it is on).
+ */
+export function nearWindowEdge(report: CalibrationReport, standardErrors: number): boolean {
+  const successes = report.groups.map((group) => ({ seed: group.seed, rewards: group.rewards.map((reward) => (reward >= 1 ? 1 : 0)) }));
+  const near = (value: number, standardError: number, edges: number[]) => edges.some((edge) => Math.abs(value - edge) < standardErrors * standardError);
+  const { targets } = report;
+  return (
+    near(report.meanReward, report.meanRewardStandardError, [targets.minimumMeanReward, targets.maximumMeanReward]) ||
+    near(report.successRate, seedStandardError(successes), [targets.minimumSuccessRate, targets.maximumSuccessRate])
   );
-  return summarizeCalibration(groups, samples, targets, erroredEpisodes);
+}
+
+/** The standard error of the mean over seeds: the sample standard deviation of the seeds' mean rewards / √seeds (0 for one seed). */
+export function seedStandardError(groups: readonly { rewards: readonly number[] }[]): number {
+  if (groups.length < 2) return 0;
+  const means = groups.map((group) => mean(group.rewards));
+  const center = mean(means);
+  const variance = means.reduce((sum, value) => sum + (value - center) ** 2, 0) / (means.length - 1);
+  return Math.sqrt(variance / means.length);
+}
+
+/** A calibration option out of its range. */
+export class CalibrationOptionError extends TraceError {
+  override readonly name = "CalibrationOptionError";
+  constructor(
+    readonly option: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`calibration option ${option} must be ${expected}, got ${JSON.stringify(value)}`, { category: "usage" });
+  }
 }
 
 /**
  * Calibration that sets a module's difficulty (a module without levels is calibrated as it is): from the module's
  * initial level, one level harder while the base policy does too well (mean reward or success rate above the window),
  * one easier while it does too badly, until a level passes, the direction turns back, or the levels run out. The
- * result is the passing level's report, else the report of the level whose mean reward is nearest the window; its
- * `difficulty` lists every level tried.
+ * result is the first passing level's report, else the report of the level whose mean reward is nearest the window —
+ * but with `standardErrors` above 0 the initial level stays unless that level is nearer by more than `standardErrors`
+ * standard errors of the difference (a level whose reward does not move with it, or moves within the noise, is no
+ * reason to leave the distribution the module starts from). Its `difficulty` lists every level tried.
  */
 export async function calibrateDifficulty(options: CalibrationOptions): Promise<CalibrationReport> {
   const difficulty = options.runner.difficulty;
@@ -142,11 +217,23 @@ export async function calibrateDifficulty(options: CalibrationOptions): Promise<
     if (next === undefined || next < 0 || next >= difficulty.levels || reports.has(next)) break;
     level = next;
   }
-  const tried = [...reports].map(([tried, report]) => ({ level: tried, meanReward: report.meanReward, passed: report.passed }));
-  // A passing level first, else the nearest to the window; ties keep the level tried first.
-  const rank = (candidate: CalibrationReport) => (candidate.passed ? -1 : distanceToWindow(candidate));
-  const [chosen, report] = [...reports].reduce((best, candidate) => (rank(candidate[1]) < rank(best[1]) ? candidate : best));
+  const tried = [...reports].map(([tried, report]) => ({ level: tried, meanReward: report.meanReward, meanRewardStandardError: report.meanRewardStandardError, passed: report.passed }));
+  const [chosen, report] = chooseLevel([...reports], difficulty.initial, options.standardErrors ?? 0);
   return { ...report, difficulty: { level: chosen, levels: difficulty.levels, tried } };
+}
+
+/**
+ * The level calibration keeps: a passing level first; else the level nearest the window (ties keep the level tried
+ * first), unless the initial level is within `standardErrors` standard errors of the difference as near.
+ */
+function chooseLevel(reports: [number, CalibrationReport][], initial: number, standardErrors: number): [number, CalibrationReport] {
+  const passing = reports.find(([, report]) => report.passed);
+  if (passing !== undefined) return passing;
+  const nearest = reports.reduce((best, candidate) => (distanceToWindow(candidate[1]) < distanceToWindow(best[1]) ? candidate : best));
+  const start = reports.find(([level]) => level === initial);
+  if (start === undefined || standardErrors === 0) return nearest;
+  const noise = Math.hypot(start[1].meanRewardStandardError, nearest[1].meanRewardStandardError);
+  return distanceToWindow(start[1]) - distanceToWindow(nearest[1]) > standardErrors * noise ? nearest : start;
 }
 
 /** How far a report's mean reward lies outside its window (0 inside it). */
@@ -177,7 +264,7 @@ export function summarizeCalibration(groups: { seed: number; rewards: number[] }
   if (allOneFraction > targets.maximumAllOneFraction) problems.push(`${percent(allOneFraction)} of seeds have all-1 groups (allowed ≤ ${percent(targets.maximumAllOneFraction)})`);
   if (constantFraction > targets.maximumConstantFraction) problems.push(`${percent(constantFraction)} of seeds have constant groups (allowed ≤ ${percent(targets.maximumConstantFraction)})`);
   if (informativeFraction < targets.minimumInformativeFraction) problems.push(`${percent(informativeFraction)} of seeds have informative groups (needed ≥ ${percent(targets.minimumInformativeFraction)})`);
-  return { passed: problems.length === 0, meanReward, successRate, rewardStd, allZeroFraction, allOneFraction, constantFraction, informativeFraction, seeds: groups.length, samples, targets, groups, erroredEpisodes, problems };
+  return { passed: problems.length === 0, meanReward, successRate, rewardStd, allZeroFraction, allOneFraction, constantFraction, informativeFraction, seeds: groups.length, samples, targets, groups, erroredEpisodes, meanRewardStandardError: seedStandardError(groups), rounds: 1, problems };
 }
 
 function mean(values: readonly number[]): number {
@@ -192,7 +279,7 @@ function standardDeviation(values: readonly number[]): number {
 
 /** A short text form of the report. */
 export function formatCalibrationReport(report: CalibrationReport): string {
-  const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)}, success ${(report.successRate * 100).toFixed(1)}%, sd ${report.rewardStd.toFixed(3)}, constant groups ${(report.constantFraction * 100).toFixed(1)}%, informative ${(report.informativeFraction * 100).toFixed(1)}%, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
+  const head = `${report.passed ? "PASS" : "FAIL"} calibration: mean reward ${report.meanReward.toFixed(3)} ± ${report.meanRewardStandardError.toFixed(3)}, success ${(report.successRate * 100).toFixed(1)}%, sd ${report.rewardStd.toFixed(3)}, constant groups ${(report.constantFraction * 100).toFixed(1)}%, informative ${(report.informativeFraction * 100).toFixed(1)}%, all-0 groups ${(report.allZeroFraction * 100).toFixed(1)}%, all-1 groups ${(report.allOneFraction * 100).toFixed(1)}% (${report.seeds} seeds × ${report.samples} samples${report.rounds > 1 ? ` in ${report.rounds} rounds` : ""}${report.erroredEpisodes > 0 ? `, ${report.erroredEpisodes} errored episodes` : ""})`;
   const levels = report.difficulty;
   const difficulty =
     levels === undefined
