@@ -7,7 +7,7 @@ import { loadSandboxedModule } from "../sandbox/sandboxed-module-runner.js";
 import type { SandboxedModuleRunner } from "../sandbox/sandboxed-module-runner.js";
 import { minimalModuleSource } from "../../testing/sandbox-test-modules.js";
 import type { CalibrationReport } from "./calibrate-module.js";
-import { calibrateDifficulty, calibrateModule, CalibrationOptionError, formatCalibrationReport, nearWindowEdge, seedStandardError, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
+import { calibrateDifficulty, calibrateModule, CalibrationOptionError, formatCalibrationReport, nearWindowEdge, pairedStandardError, seedStandardError, summarizeCalibration, DEFAULT_CALIBRATION_TARGETS } from "./calibrate-module.js";
 import { atDifficulty, DifficultyLevelError } from "../../envs/modules/module-runner.js";
 
 /**
@@ -285,12 +285,24 @@ test("asked for evidence, calibrateDifficulty leaves the initial level only for 
   assert.deepEqual(nearest.difficulty?.tried.map((tried) => [tried.level, tried.meanReward]), [[2, 0.625], [3, 0.5]]);
   assert.equal(nearest.difficulty?.level, 3); // point estimates: the nearer level
   const kept = await seededLevels(noisy, 2);
-  // 0.025 nearer, against 2 × √(0.183² + 0.189²) = 0.53: within the noise, the initial level stays.
+  // 0.025 nearer, against 2 × 0.125 (the per-seed differences: 1 for one seed of eight, 0 for the rest): the initial level stays.
   // Seed means five 1s and three 0s: sample variance (5 × 3 / 8) / 7, over 8 seeds.
   assert.ok(Math.abs((kept.difficulty?.tried[0]?.meanRewardStandardError ?? 0) - Math.sqrt((5 * 3) / 8 / 7 / 8)) < 1e-12);
   assert.equal(kept.difficulty?.level, 2);
   assert.equal(kept.meanReward, 0.625);
-  // Level 2 solves everything (1.0, no spread): level 3 is 0.4 nearer, more than 2 × 0.189, so it is chosen.
+  // Level 2 solves everything (1.0): level 3 is 0.4 nearer, more than 2 × 0.189 (differences 1 for half the seeds), so it is chosen.
   const clear = await seededLevels({ 2: 8, 3: 4 }, 2);
   assert.equal(clear.difficulty?.level, 3);
+});
+
+test("the paired standard error takes the difference seed by seed, over the seeds both readings have", () => {
+  const level2 = [0, 1, 2, 3].map((seed) => ({ seed, rewards: [seed % 2, seed % 2] }));
+  // The same seeds, every one 0.25 easier: seeds vary a lot, the difference not at all.
+  const easier = level2.map((group) => ({ seed: group.seed, rewards: group.rewards.map((reward) => reward - 0.25) }));
+  assert.ok(seedStandardError(level2) > 0.28);
+  assert.equal(pairedStandardError(level2, easier), 0);
+  // Only seeds both have count; with fewer than two shared seeds the two errors are combined as if independent.
+  assert.equal(pairedStandardError(level2, [...easier, { seed: 9, rewards: [1, 1] }]), 0);
+  const apart = [{ seed: 7, rewards: [1, 0] }, { seed: 8, rewards: [0, 0] }];
+  assert.ok(Math.abs(pairedStandardError(level2, apart) - Math.hypot(seedStandardError(level2), seedStandardError(apart))) < 1e-12);
 });

@@ -8,7 +8,8 @@
  * Beyond the reference, calibration can ask for evidence (`standardErrors`, the standard error being over seeds): a
  * level may be calibrated in rounds (`rounds`), another on the next seeds while the pooled mean reward or success rate
  * lies within that many standard errors of an edge of its window; and a level search leaves the module's initial level
- * only for a level whose mean is nearer the window by more than that many standard errors of the difference.
+ * only for a level whose mean is nearer the window by more than that many standard errors of the difference (paired
+ * over the seeds both levels were calibrated on).
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
@@ -70,7 +71,7 @@ export interface CalibrationOptions {
   /**
    * How many standard errors make a difference real (default 0, point estimates as the reference): another round runs
    * while a reading is within this many of a window edge, and a level other than the initial one is chosen only when
-   * its mean is nearer the window by more than this many standard errors of the difference (or it passes).
+   * its mean is nearer the window by more than this many standard errors of the difference, paired over seeds (or it passes).
    */
   standardErrors?: number;
 }
@@ -198,8 +199,9 @@ export class CalibrationOptionError extends TraceError {
  * one easier while it does too badly, until a level passes, the direction turns back, or the levels run out. The
  * result is the first passing level's report, else the report of the level whose mean reward is nearest the window —
  * but with `standardErrors` above 0 the initial level stays unless that level is nearer by more than `standardErrors`
- * standard errors of the difference (a level whose reward does not move with it, or moves within the noise, is no
- * reason to leave the distribution the module starts from). Its `difficulty` lists every level tried.
+ * standard errors of the difference, taken seed by seed (`pairedStandardError`): a level whose reward does not move
+ * with it, or moves within the noise, is no reason to leave the distribution the module starts from. Its
+ * `difficulty` lists every level tried.
  */
 export async function calibrateDifficulty(options: CalibrationOptions): Promise<CalibrationReport> {
   const difficulty = options.runner.difficulty;
@@ -224,7 +226,7 @@ export async function calibrateDifficulty(options: CalibrationOptions): Promise<
 
 /**
  * The level calibration keeps: a passing level first; else the level nearest the window (ties keep the level tried
- * first), unless the initial level is within `standardErrors` standard errors of the difference as near.
+ * first), unless the initial level is within `standardErrors` paired standard errors of the difference as near.
  */
 function chooseLevel(reports: [number, CalibrationReport][], initial: number, standardErrors: number): [number, CalibrationReport] {
   const passing = reports.find(([, report]) => report.passed);
@@ -232,8 +234,23 @@ function chooseLevel(reports: [number, CalibrationReport][], initial: number, st
   const nearest = reports.reduce((best, candidate) => (distanceToWindow(candidate[1]) < distanceToWindow(best[1]) ? candidate : best));
   const start = reports.find(([level]) => level === initial);
   if (start === undefined || standardErrors === 0) return nearest;
-  const noise = Math.hypot(start[1].meanRewardStandardError, nearest[1].meanRewardStandardError);
-  return distanceToWindow(start[1]) - distanceToWindow(nearest[1]) > standardErrors * noise ? nearest : start;
+  return distanceToWindow(start[1]) - distanceToWindow(nearest[1]) > standardErrors * pairedStandardError(start[1].groups, nearest[1].groups) ? nearest : start;
+}
+
+/**
+ * The standard error of the difference between two readings on the same seeds, taken seed by seed: the sample
+ * standard deviation of the per-seed differences of the seeds' mean rewards, over √(seeds both have). Every level is
+ * calibrated on the same seeds and a seed hard at one level is hard at the next, so this is far smaller than the two
+ * readings' standard errors combined as if independent. Without two shared seeds it falls back to that combination.
+ */
+export function pairedStandardError(first: readonly { seed: number; rewards: readonly number[] }[], second: readonly { seed: number; rewards: readonly number[] }[]): number {
+  const secondMeans = new Map(second.map((group) => [group.seed, mean(group.rewards)]));
+  const differences = first.flatMap((group) => {
+    const other = secondMeans.get(group.seed);
+    return other === undefined ? [] : [mean(group.rewards) - other];
+  });
+  if (differences.length < 2) return Math.hypot(seedStandardError(first), seedStandardError(second));
+  return seedStandardError(differences.map((difference) => ({ rewards: [difference] })));
 }
 
 /** How far a report's mean reward lies outside its window (0 inside it). */
