@@ -1,5 +1,5 @@
 /**
- * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0 --temperature 0.7]`: how a base
+ * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0 --temperature 0.7 --levels 0,2]`: how a base
  * policy's reward moves with each TRACE-mini practice world's difficulty level — the premise of calibration's level
  * search (`calibrateDifficulty`: one level harder while the base does too well). For every practice module and every
  * level, the calibration statistics on the same seeds (a real worker on this machine, at calibration's default
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     "max-steps": { type: "string", default: "20" },
     concurrency: { type: "string", default: "32" },
     temperature: { type: "string", default: "0.7" },
+    /** Only these levels (comma-separated; default every level). */
+    levels: { type: "string" },
   },
 });
 const seedCount = Number.parseInt(values.seeds, 10);
@@ -39,7 +41,8 @@ try {
   for (const module of MINI_CAPABILITY_MODULES) {
     const runner = nativeModuleRunner(module);
     const levels = runner.difficulty?.levels ?? 1;
-    for (let level = 0; level < levels; level += 1) {
+    const chosen = values.levels === undefined ? Array.from({ length: levels }, (_, level) => level) : values.levels.split(",").map(Number).filter((level) => level >= 0 && level < levels);
+    for (const level of chosen) {
       const started = performance.now();
       const report = await calibrateModule({
         runner: runner.difficulty === undefined ? runner : atDifficulty(runner, level),
