@@ -53,14 +53,12 @@ try {
         concurrency: Number.parseInt(values.concurrency, 10),
         maxSteps: Number.parseInt(values["max-steps"], 10),
       });
-      const seedMeans = report.groups.map((group) => group.rewards.reduce((sum, reward) => sum + reward, 0) / group.rewards.length);
-      const variance = seedMeans.reduce((sum, mean) => sum + (mean - report.meanReward) ** 2, 0) / Math.max(1, seedMeans.length - 1);
       const percent = (share: number) => `${(100 * share).toFixed(0)}%`;
       rows.push([
         module.capability,
         String(level),
         report.meanReward.toFixed(3),
-        Math.sqrt(variance / seedMeans.length).toFixed(3),
+        report.meanRewardStandardError.toFixed(3),
         percent(report.successRate),
         percent(report.constantFraction),
         percent(report.informativeFraction),

@@ -119,9 +119,8 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
   let erroredEpisodes = 0;
   let done = 0;
   let total = 0;
-  let report: CalibrationReport | undefined;
   let seeds = firstSeeds;
-  for (let round = 1; round <= rounds; round += 1) {
+  for (let round = 1; ; round += 1) {
     total += seeds.length * samples;
     const environment = await createModuleEnvironment({ runner: options.runner, seeds });
     const roundGroups = await Promise.all(
@@ -149,13 +148,11 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
       }),
     );
     groups.push(...roundGroups);
-    report = { ...summarizeCalibration(groups, samples, targets, erroredEpisodes), rounds: round };
-    if (!nearWindowEdge(report, standardErrors)) break;
+    const report = { ...summarizeCalibration(groups, samples, targets, erroredEpisodes), rounds: round };
+    if (round === rounds || !nearWindowEdge(report, standardErrors)) return report;
     const next = Math.max(...groups.map((group) => group.seed)) + 1;
     seeds = firstSeeds.map((_, index) => next + index);
   }
-  if (report === undefined) throw new CalibrationOptionError("seeds", firstSeeds, "at least one seed");
-  return report;
 }
 
 /**
