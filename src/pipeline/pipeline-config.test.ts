@@ -63,6 +63,10 @@ test("every default lives in the schema: a section given in part gets the rest, 
   assert.equal(config.training.groups, 8, "the rest of a given section takes the schema's defaults");
   assert.equal(config.environments.calibration.seeds, 4);
   assert.equal(config.environments.calibration.samples, 16);
+  assert.equal(config.environments.calibration.temperature, 1, "calibration samples at GRPO's temperature unless told otherwise");
+  const cooler = parsePipelineConfig({ ...minimal, training: { temperature: 0.8 } }, "c.json");
+  assert.equal(cooler.environments.calibration.temperature, 0.8);
+  assert.equal(parsePipelineConfig({ ...minimal, training: { temperature: 0.8 }, environments: { calibration: { temperature: 0.7 } } }, "c.json").environments.calibration.temperature, 0.7);
   assert.equal(config.analysis.minRuns, 5, "⌈0.8 · 6⌉");
   assert.equal(parsePipelineConfig({ ...minimal, analysis: { runs: 6, minRuns: 2 } }, "c.json").analysis.minRuns, 2);
   assert.equal(config.model.sft?.refresh?.learningRate, 0.01, "the refresh epochs' learning rate defaults to the SFT one");

@@ -138,7 +138,11 @@ const calibrationSchema = z.strictObject({
   seeds: positiveInteger.default(16),
   /** Rollouts per seed, K. */
   samples: positiveInteger.default(16),
-  temperature: z.number().nonnegative().default(0.7),
+  /**
+   * Sampling temperature; default `training.temperature` (filled in below): the gate's group statistics say whether GRPO
+   * will get a signal, so they are read at the temperature GRPO samples at (0.7 before the twelfth TRACE-mini session).
+   */
+  temperature: z.number().nonnegative().optional(),
   /** Most rounds of `seeds` × `samples` per level (another runs on the next seeds while a reading is near a window edge; see `standardErrors`). */
   rounds: positiveInteger.default(1),
   /**
@@ -416,6 +420,7 @@ const pipelineConfigSchema = z.strictObject({
   ...config,
   // Defaults taken from another section.
   evaluation: { ...config.evaluation, maxTokens: config.evaluation.maxTokens ?? config.target.maxTokens, maxSteps: config.evaluation.maxSteps ?? config.target.maxSteps },
+  environments: { ...config.environments, calibration: { ...config.environments.calibration, temperature: config.environments.calibration.temperature ?? config.training.temperature } },
 }));
 
 /** A validated configuration with defaults applied. */
