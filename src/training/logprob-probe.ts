@@ -43,8 +43,19 @@ export function defaultProbeRelativeTolerance(dtype: string): number {
 
 const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
 
-/** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; returns the max difference or throws. */
-export async function probeLogprobs(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<number> {
+/** One completion token of a probe: the sampler's logprob, the trainer's, and the tolerance at it. */
+export interface ProbeToken {
+  samplerLogprob: number;
+  /** NaN when the trainer returned none for the token. */
+  trainerLogprob: number;
+  /** |sampler − trainer|; NaN when the trainer returned none. */
+  difference: number;
+  /** The tolerance at this token: absolute plus relative times |trainer logprob|. */
+  allowed: number;
+}
+
+/** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; every token's reading. */
+export async function measureProbe(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<ProbeToken[]> {
   const dtype = options.tolerance === undefined || options.relativeTolerance === undefined ? (await options.trainer.health()).dtype : "";
   const tolerance = options.tolerance ?? defaultProbeTolerance(dtype);
   const relativeTolerance = options.relativeTolerance ?? defaultProbeRelativeTolerance(dtype);
@@ -59,21 +70,30 @@ export async function probeLogprobs(options: LogprobProbeOptions & { trainer: Tr
   });
   const tokens = completion.message.tokens;
   if (tokens === undefined) throw new TypeError(`the sampler returned no token ids for model ${options.model} (it must serve returnTokenIds and logprobs)`);
-  if (tokens.completionTokenIds.length === 0) return 0;
+  if (tokens.completionTokenIds.length === 0) return [];
   if (tokens.completionLogprobs.length !== tokens.completionTokenIds.length) throw new SampledTokensMismatchError(tokens, "logprobs not one per completion token");
   const [trainerLogprobs] = await options.trainer.forward({ adapter: options.adapter, datums: [completionDatum(tokens, 0)] });
   const offset = tokens.promptTokenIds.length - 1;
-  let maxDifference = 0;
-  // The token furthest beyond its tolerance; a NaN (no trainer logprob) is beyond every tolerance.
-  let worst: { excess: number; difference: number; allowed: number; logprob: number } | undefined;
-  tokens.completionLogprobs.forEach((logprob, index) => {
+  return tokens.completionLogprobs.map((samplerLogprob, index) => {
     const trainerLogprob = trainerLogprobs?.[offset + index] ?? Number.NaN;
-    const difference = Math.abs(logprob - trainerLogprob);
-    const allowed = tolerance + relativeTolerance * Math.abs(trainerLogprob);
-    const excess = Number.isNaN(difference) ? Number.POSITIVE_INFINITY : difference - allowed;
-    maxDifference = Math.max(maxDifference, difference);
-    if (excess > 0 && (worst === undefined || excess > worst.excess)) worst = { excess, difference, allowed, logprob: trainerLogprob };
+    return { samplerLogprob, trainerLogprob, difference: Math.abs(samplerLogprob - trainerLogprob), allowed: tolerance + relativeTolerance * Math.abs(trainerLogprob) };
   });
-  if (worst !== undefined) throw new SamplerLogprobMismatchError(options.model, worst.difference, worst.allowed, worst.logprob);
-  return maxDifference;
+}
+
+/** The token furthest beyond its tolerance, if any; a NaN difference (no trainer logprob) is beyond every tolerance. */
+export function worstProbeToken(tokens: readonly ProbeToken[]): ProbeToken | undefined {
+  let worst: { token: ProbeToken; excess: number } | undefined;
+  for (const token of tokens) {
+    const excess = Number.isNaN(token.difference) ? Number.POSITIVE_INFINITY : token.difference - token.allowed;
+    if (excess > 0 && (worst === undefined || excess > worst.excess)) worst = { token, excess };
+  }
+  return worst?.token;
+}
+
+/** Samples from `model`, runs `forward` on the trainer's `adapter` over the same tokens; returns the max difference or throws. */
+export async function probeLogprobs(options: LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string }): Promise<number> {
+  const tokens = await measureProbe(options);
+  const worst = worstProbeToken(tokens);
+  if (worst !== undefined) throw new SamplerLogprobMismatchError(options.model, worst.difference, worst.allowed, worst.trainerLogprob);
+  return tokens.reduce((largest, token) => Math.max(largest, token.difference), 0);
 }

@@ -1,0 +1,142 @@
+/**
+ * `npm run bench:probe [-- --model models/mini-v2-base --module mini_multi_step_completion --level 1 --iterations 8 --probes 32]`:
+ * how far the sampler's and the trainer's logprobs drift apart while GRPO trains an adapter, against how far apart a
+ * stale adapter puts them — the evidence for the sync probe's tolerance (`src/training/logprob-probe.ts`). GRPO
+ * (`runGrpo`, the pipeline's GRPO-size settings) trains one adapter on a TRACE-mini practice world against a real
+ * worker; after every sync `--probes` probes (seeds 0…, the pipeline's probe: 8 tokens of "Say hello." at temperature
+ * 1) are read in four ways: the worker sampling the trainer's adapter, all probes at once (batched) and one at a time;
+ * a saved and loaded copy of the adapter (the separate-sampler path, in sync); and the copy saved one iteration
+ * earlier (a stale sampler). One markdown table per step and way: the largest and the 99th-percentile |difference|,
+ * the tokens beyond the default tolerance and the probes with at least one. `--out` writes every token as a JSON line.
+ */
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { markdownTable } from "markdown-table";
+import { createChatClient } from "../models/chat-client.js";
+import { MINI_CAPABILITY_MODULES } from "../envs/mini/index.js";
+import { createModuleEnvironment } from "../envs/modules/module-environment.js";
+import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
+import { createInstanceUser } from "../rollout/instance-user.js";
+import type { AdapterSync } from "../training/adapter-sync.js";
+import { measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
+import { runGrpo } from "../training/run-grpo.js";
+import { startWorker } from "../worker/worker-process.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string", default: "models/mini-v2-base" },
+    module: { type: "string", default: "mini_multi_step_completion" },
+    level: { type: "string", default: "1" },
+    iterations: { type: "string", default: "8" },
+    groups: { type: "string", default: "4" },
+    samples: { type: "string", default: "16" },
+    "learning-rate": { type: "string", default: "0.001" },
+    rank: { type: "string", default: "16" },
+    probes: { type: "string", default: "32" },
+    "max-tokens": { type: "string", default: "128" },
+    "max-steps": { type: "string", default: "20" },
+    concurrency: { type: "string", default: "64" },
+    out: { type: "string" },
+  },
+});
+const integer = (name: keyof typeof values) => Number.parseInt(String(values[name]), 10);
+const module = MINI_CAPABILITY_MODULES.find((candidate) => candidate.capability === values.module);
+if (module === undefined) throw new Error(`--module names none of ${MINI_CAPABILITY_MODULES.map((candidate) => candidate.capability).join(", ")}`);
+const runner = atDifficulty(nativeModuleRunner(module), integer("level"));
+const probeSeeds = Array.from({ length: integer("probes") }, (_, index) => index);
+const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-probe-noise-"));
+
+interface Reading {
+  step: number;
+  way: string;
+  probes: ProbeToken[][];
+}
+const readings: Reading[] = [];
+
+const worker = await startWorker({ model: values.model, servedModelName: "base" });
+try {
+  const trainer = worker.trainerClient();
+  const chat = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 128, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
+  const adapter = "probe-noise";
+  const probe = (model: string, seed: number) => measureProbe({ chat, trainer, adapter, model, seed });
+  const batched = (model: string) => Promise.all(probeSeeds.map((seed) => probe(model, seed)));
+  const oneAtATime = async (model: string) => {
+    const probes: ProbeToken[][] = [];
+    for (const seed of probeSeeds) probes.push(await probe(model, seed));
+    return probes;
+  };
+  let previousCopy: string | undefined;
+  const sync: AdapterSync = {
+    async sync(step) {
+      const started = performance.now();
+      const live = await batched(adapter);
+      readings.push({ step, way: "worker samples the adapter, probes batched", probes: live });
+      readings.push({ step, way: "worker samples the adapter, one at a time", probes: await oneAtATime(adapter) });
+      const copy = `${adapter}-v${step}`;
+      const copyPath = path.join(scratch, copy);
+      await trainer.saveAdapter({ adapter, path: copyPath });
+      await trainer.loadLoraAdapter({ loraName: copy, loraPath: copyPath });
+      readings.push({ step, way: "a loaded copy, in sync", probes: await batched(copy) });
+      if (previousCopy !== undefined) {
+        readings.push({ step, way: "the copy of the step before (stale)", probes: await batched(previousCopy) });
+        await trainer.unloadLoraAdapter({ loraName: previousCopy });
+      }
+      previousCopy = copy;
+      console.error(`step ${step}: probes read in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      const largest = live.flat().reduce((most, token) => Math.max(most, token.difference), 0);
+      return { model: adapter, probeDifference: largest };
+    },
+  };
+  const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: 400 }, (_, index) => index), name: `probe-${module.capability}` });
+  await runGrpo({
+    environment,
+    makeUser: (task) => createInstanceUser(environment.instance(task)),
+    capability: module.capability,
+    trainer,
+    sampler: chat,
+    sync,
+    adapter,
+    adapterConfig: { rank: integer("rank") },
+    adaptersDirectory: path.join(scratch, "adapters"),
+    iterations: integer("iterations"),
+    groups: integer("groups"),
+    samples: integer("samples"),
+    learningRate: Number.parseFloat(values["learning-rate"]),
+    temperature: 1,
+    maxTokens: integer("max-tokens"),
+    maxSteps: integer("max-steps"),
+    concurrency: integer("concurrency"),
+    mechanisms: { hints: { share: 0 } },
+    checkpointEvery: 1000,
+    onIteration: (metrics) => console.error(`iteration ${metrics.iteration}: mean reward ${metrics.rewardMean.toFixed(3)}, approximate KL ${metrics.approxKl?.toFixed(4) ?? "-"}`),
+  });
+} finally {
+  await worker.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const quantile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
+const rows: string[][] = [["step", "way", "tokens", "max |difference|", "99th percentile", "median", "tokens beyond tolerance", "probes with one", "worst (difference at logprob)"]];
+for (const reading of readings) {
+  const tokens = reading.probes.flat();
+  const differences = tokens.map((token) => token.difference).sort((a, b) => a - b);
+  const beyond = tokens.filter((token) => worstProbeToken([token]) !== undefined).length;
+  const failing = reading.probes.filter((probe) => worstProbeToken(probe) !== undefined).length;
+  const worst = worstProbeToken(tokens);
+  rows.push([
+    String(reading.step),
+    reading.way,
+    String(tokens.length),
+    (differences.at(-1) ?? Number.NaN).toFixed(3),
+    quantile(differences, 0.99).toFixed(3),
+    quantile(differences, 0.5).toFixed(4),
+    String(beyond),
+    `${failing} of ${reading.probes.length}`,
+    worst === undefined ? "-" : `${worst.difference.toFixed(3)} at ${worst.trainerLogprob.toFixed(2)} (allowed ${worst.allowed.toFixed(3)})`,
+  ]);
+  if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, way: reading.way, seed, tokens: probe }) + "\n");
+}
+console.log(`\nGRPO on ${module.capability} level ${values.level} from ${values.model}; ${probeSeeds.length} probes per way after each sync\n`);
+console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "l"] }));
