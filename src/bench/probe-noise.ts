@@ -7,7 +7,8 @@
  * 1) are read in four ways: the worker sampling the trainer's adapter, all probes at once (batched) and one at a time;
  * a saved and loaded copy of the adapter (the separate-sampler path, in sync); and the copy saved one iteration
  * earlier (a stale sampler). One markdown table per step and way: the largest and the 99th-percentile |difference|,
- * the tokens beyond the default tolerance and the probes with at least one. `--out` writes every token as a JSON line.
+ * the tokens beyond the default tolerance, the probes with at least one (the rule before the twelfth session: one
+ * probe, one token), and the sets of 8 probes with at least two (the probe's rule since). `--out` writes every token as a JSON line.
  */
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -20,7 +21,7 @@ import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import type { AdapterSync } from "../training/adapter-sync.js";
-import { measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
+import { isBeyondTolerance, measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { startWorker } from "../worker/worker-process.js";
 
@@ -60,11 +61,10 @@ try {
   const trainer = worker.trainerClient();
   const chat = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 128, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
   const adapter = "probe-noise";
-  const probe = (model: string, seed: number) => measureProbe({ chat, trainer, adapter, model, seed });
-  const batched = (model: string) => Promise.all(probeSeeds.map((seed) => probe(model, seed)));
+  const batched = (model: string) => measureProbe({ chat, trainer, adapter, model, probes: probeSeeds.length });
   const oneAtATime = async (model: string) => {
     const probes: ProbeToken[][] = [];
-    for (const seed of probeSeeds) probes.push(await probe(model, seed));
+    for (const seed of probeSeeds) probes.push(...(await measureProbe({ chat, trainer, adapter, model, seed, probes: 1 })));
     return probes;
   };
   let previousCopy: string | undefined;
@@ -118,12 +118,15 @@ try {
 }
 
 const quantile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
-const rows: string[][] = [["step", "way", "tokens", "max |difference|", "99th percentile", "median", "tokens beyond tolerance", "probes with one", "worst (difference at logprob)"]];
+const SET = 8;
+const rows: string[][] = [["step", "way", "tokens", "max |difference|", "99th percentile", "median", "tokens beyond tolerance", "probes with one", `sets of ${SET} probes with ≥ 2`, "worst (difference at logprob)"]];
 for (const reading of readings) {
   const tokens = reading.probes.flat();
   const differences = tokens.map((token) => token.difference).sort((a, b) => a - b);
-  const beyond = tokens.filter((token) => worstProbeToken([token]) !== undefined).length;
-  const failing = reading.probes.filter((probe) => worstProbeToken(probe) !== undefined).length;
+  const beyond = tokens.filter(isBeyondTolerance).length;
+  const failing = reading.probes.filter((probe) => probe.some(isBeyondTolerance)).length;
+  // The probe's rule (LogprobProbeOptions defaults): consecutive sets of 8 probes, a mismatch at 2 tokens beyond.
+  const sets = Array.from({ length: Math.floor(reading.probes.length / SET) }, (_, set) => reading.probes.slice(set * SET, (set + 1) * SET).flat());
   const worst = worstProbeToken(tokens);
   rows.push([
     String(reading.step),
@@ -134,9 +137,10 @@ for (const reading of readings) {
     quantile(differences, 0.5).toFixed(4),
     String(beyond),
     `${failing} of ${reading.probes.length}`,
+    `${sets.filter((set) => set.filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     worst === undefined ? "-" : `${worst.difference.toFixed(3)} at ${worst.trainerLogprob.toFixed(2)} (allowed ${worst.allowed.toFixed(3)})`,
   ]);
   if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, way: reading.way, seed, tokens: probe }) + "\n");
 }
 console.log(`\nGRPO on ${module.capability} level ${values.level} from ${values.model}; ${probeSeeds.length} probes per way after each sync\n`);
-console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "l"] }));
+console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "r", "l"] }));

@@ -13,24 +13,54 @@ test("the probe's default tolerance follows the trainer's dtype", () => {
   assert.equal(defaultProbeRelativeTolerance("bfloat16"), 2e-2);
 });
 
-/** A sampler that returned `sampled` logprobs for three completion tokens, and a bf16 trainer that scores them `scored`. */
-function probe(sampled: number[], scored: number[], dtype = "bfloat16") {
+/**
+ * A sampler whose completion for seed s has the logprobs `sampled(s)` for three tokens, and a trainer (in `dtype`) that
+ * scores every datum's completion `scored(s)`; `options` go to the probe.
+ */
+function probe(sampled: (seed: number) => number[], scored: (seed: number) => number[], options: { dtype?: string; probes?: number; tokensBeyondTolerance?: number; unscored?: boolean } = {}) {
+  const seeds: number[] = [];
   const chat = {
-    complete: () => Promise.resolve({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: sampled.map((_, index) => 10 + index), completionLogprobs: sampled } }, usage: { promptTokens: 2, completionTokens: sampled.length } }),
+    complete: (request: { seed: number }) => {
+      seeds.push(request.seed);
+      const logprobs = sampled(request.seed);
+      return Promise.resolve({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: logprobs.map((_, index) => 10 + index), completionLogprobs: logprobs } }, usage: { promptTokens: 2, completionTokens: logprobs.length } });
+    },
   } as unknown as ChatClient;
-  // The trainer's logprobs per position of the datum: the prompt's last position predicts the first completion token.
-  const trainer = { health: () => Promise.resolve({ dtype }), forward: () => Promise.resolve([[0, ...scored]]) } as unknown as TrainerClient;
-  return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1" });
+  // The trainer's logprobs per position of a datum: the prompt's last position predicts the first completion token.
+  const trainer = {
+    health: () => Promise.resolve({ dtype: options.dtype ?? "bfloat16" }),
+    forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map((_, index) => (options.unscored === true && index === 0 ? [0] : [0, ...scored(seeds[index]!)]))),
+  } as unknown as TrainerClient;
+  const { dtype: _dtype, unscored: _unscored, ...probeOptions } = options;
+  return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", ...probeOptions });
 }
+const same = (logprobs: number[]) => () => logprobs;
 
-test("in bf16 an unlikely token may differ by more than a likely one; a difference on a likely token still fails", async () => {
+test("in bf16 an unlikely token may differ by more than a likely one; a difference on a likely token is beyond", async () => {
+  const strict = { probes: 1, tokensBeyondTolerance: 1 };
   // 0.125 at logprob −15 is within 0.1 + 0.02 × 15 = 0.4.
-  assert.equal(await probe([-0.1, -15.125, -2], [-0.1, -15, -2.02]), 0.125);
-  await assert.rejects(probe([-0.3, -15, -2], [-0.1, -15, -2]), (error: unknown) => {
+  assert.equal(await probe(same([-0.1, -15.125, -2]), same([-0.1, -15, -2.02]), strict), 0.125);
+  await assert.rejects(probe(same([-0.3, -15, -2]), same([-0.1, -15, -2]), strict), (error: unknown) => {
     assert.ok(error instanceof SamplerLogprobMismatchError);
-    assert.match(error.message, /\|difference\| 2\.000e-1 > tolerance 0\.102 at a token of logprob -0\.100/);
+    assert.match(error.message, /1 of 3 tokens beyond their tolerance; the furthest \|difference\| 2\.000e-1 > tolerance 0\.102 at a token of logprob -0\.100/);
     return true;
   });
   // In float32 the tolerance is absolute.
-  await assert.rejects(probe([-0.1, -15.01, -2], [-0.1, -15, -2], "float32"), SamplerLogprobMismatchError);
+  await assert.rejects(probe(same([-0.1, -15.01, -2]), same([-0.1, -15, -2]), { ...strict, dtype: "float32" }), SamplerLogprobMismatchError);
+});
+
+test("the probe samples several completions on consecutive seeds; one token beyond is rounding, two are a broken sync", async () => {
+  // Seed 3's first token is 0.2 off (beyond 0.102): one token of 24 — passed, and its difference reported.
+  const oneOff = (seed: number) => (seed === 3 ? [-0.3, -15, -2] : [-0.1, -15, -2]);
+  const largest = await probe(oneOff, same([-0.1, -15, -2]));
+  assert.ok(Math.abs(largest - 0.2) < 1e-12, `largest difference ${largest}`);
+  // Seeds 3 and 5: two tokens beyond — a mismatch, counted in the message.
+  const twoOff = (seed: number) => (seed === 3 || seed === 5 ? [-0.3, -15, -2] : [-0.1, -15, -2]);
+  await assert.rejects(probe(twoOff, same([-0.1, -15, -2])), (error: unknown) => {
+    assert.ok(error instanceof SamplerLogprobMismatchError);
+    assert.deepEqual(error.count, { beyond: 2, tokens: 24 });
+    return true;
+  });
+  // A token the trainer did not score is a mismatch on its own.
+  await assert.rejects(probe(same([-0.1, -15, -2]), same([-0.1, -15, -2]), { unscored: true }), (error: unknown) => error instanceof SamplerLogprobMismatchError && Number.isNaN(error.maxDifference));
 });

@@ -10,7 +10,12 @@ export class SamplerLogprobMismatchError extends TraceError {
     readonly tolerance: number,
     /** The trainer's logprob of the token that differs most beyond its tolerance. */
     readonly logprob = Number.NaN,
+    /** How many of the probe's tokens lie beyond their tolerance, of how many. */
+    readonly count?: { beyond: number; tokens: number },
   ) {
-    super(`sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: |difference| ${maxDifference.toExponential(3)} > tolerance ${Number(tolerance.toPrecision(3))}${Number.isNaN(logprob) ? "" : ` at a token of logprob ${logprob.toFixed(3)}`}`, { category: "worker" });
+    super(
+      `sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: ${count === undefined ? "" : `${count.beyond} of ${count.tokens} tokens beyond their tolerance; the furthest `}|difference| ${maxDifference.toExponential(3)} > tolerance ${Number(tolerance.toPrecision(3))}${Number.isNaN(logprob) ? "" : ` at a token of logprob ${logprob.toFixed(3)}`}`,
+      { category: "worker" },
+    );
   }
 }
