@@ -28,7 +28,7 @@ export interface LogprobProbeOptions {
   /**
    * Tokens beyond their tolerance that make a mismatch [2]. In bfloat16 one token of an in-sync adapter can land
    * beyond (1 of 6,862 over three GRPO runs on an H200, `npm run bench:probe`), while a sampler one update behind puts
-   * 8–69 of 256 there; one token alone is rounding, two are a broken sync.
+   * 6–69 of about 256 there; one token alone is rounding, two are a broken sync.
    */
   tokensBeyondTolerance?: number;
 }
