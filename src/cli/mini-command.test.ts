@@ -85,6 +85,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const heldOutFailures = JSON.parse(readFileSync(path.join(runDirectory, "eval", "base-failures.json"), "utf8")) as typeof failures;
   assert.equal(heldOutFailures.episodes, 4);
   assert.equal(heldOutFailures.explained + heldOutFailures.other, heldOutFailures.failed);
+  // And for the routed agent's, which the report shows beside the base's.
+  const traceFailures = JSON.parse(readFileSync(path.join(runDirectory, "eval", "trace-failures.json"), "utf8")) as typeof failures;
+  assert.equal(traceFailures.episodes, 4);
+  assert.equal(traceFailures.explained + traceFailures.other, traceFailures.failed);
+  assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), new RegExp(`^\\| failed \\(of episodes\\) \\| ${heldOutFailures.failed} of 4 \\| ${traceFailures.failed} of 4 \\|$`, "m"));
   // The evaluate stage's base and TRACE per task family add up to its totals.
   const evaluation = JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { domains: { base: { passed: number; total: number }; groups?: Record<string, { base: { passed: number; total: number } }> }[] };
   const families = Object.values(evaluation.domains[0]!.groups ?? {});

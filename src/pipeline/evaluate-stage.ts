@@ -2,8 +2,8 @@
  * The evaluate stage: the routed agent (each task sampled with the adapter its routing decision chose, or the base) and
  * the base model on the evaluation tasks, and each adapter vs the base on held-out seeds of its capability environment,
  * all with the evaluation settings (`evaluation-episodes.ts`, shared with `trace compare`), into `eval/episodes.sqlite`;
- * then `eval/results.json` and `eval/report.md`; on a TRACE-mini target also `eval/base-failures.json`, what explains
- * the base's failed held-out episodes.
+ * then `eval/results.json` and `eval/report.md`; on a TRACE-mini target also `eval/base-failures.json` and
+ * `eval/trace-failures.json`, what explains the base's and the routed agent's failed held-out episodes.
  */
 import type { ChatClient } from "../models/chat-client.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
@@ -19,7 +19,7 @@ import { sumPassCounts, type EvaluationScore } from "./pass-counts.js";
 import { routingDistribution } from "./routing-summary.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { miniFailuresLine, summarizeMiniFailures } from "./mini-failures.js";
+import { miniFailuresLine, summarizeMiniFailures, type MiniFailureSummary } from "./mini-failures.js";
 import { writeJsonArtifact } from "../run/json-artifact.js";
 
 /** Runs the evaluations, writes the results and the report; returns a one-line summary. */
@@ -38,6 +38,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const evalStore = context.openStore(run.evaluationStoreFile);
   try {
     const domains: EvaluationResults["domains"] = [];
+    let failures: EvaluationResults["failures"];
     for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroup } of await loadTargetDomains(config)) {
       const grouping = taskGroup === undefined ? {} : { taskGroup };
       context.log(`  ${environment.name}: ${split}`);
@@ -80,10 +81,16 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" },
       });
       if (target.kind === "mini" && moduleEnvironment !== undefined) {
-        // The issue's measure: the base's failed held-out episodes, attributed as the rollout stage does its training ones.
-        const failures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: baseName }));
-        writeJsonArtifact(run.evaluationFailuresFile, failures);
-        context.log(`  ${baseName}: failed held-out episodes ${miniFailuresLine(failures)}`);
+        // The issue's measure: the base's failed held-out episodes, attributed as the rollout stage does its training
+        // ones; and the routed agent's, to show which deficits TRACE removed and which it left.
+        const baseFailures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: baseName }));
+        writeJsonArtifact(run.evaluationFailuresFile, baseFailures);
+        context.log(`  ${baseName}: failed held-out episodes ${miniFailuresLine(baseFailures)}`);
+        const traceFailures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: environment.name }));
+        writeJsonArtifact(run.evaluationTraceFailuresFile, traceFailures);
+        context.log(`  ${environment.name} routed: failed held-out episodes ${miniFailuresLine(traceFailures)}`);
+        const counts = ({ episodes, failed, byDeficit, other }: MiniFailureSummary) => ({ episodes, failed, byDeficit: { ...byDeficit }, other });
+        failures = { base: counts(baseFailures), trace: counts(traceFailures) };
       }
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
@@ -128,6 +135,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       overall: { base: sumPassCounts(domains.map((entry) => entry.base)), trace: sumPassCounts(domains.map((entry) => entry.trace)) },
       capabilities,
       routing: routingDistribution(routing),
+      ...(failures === undefined ? {} : { failures }),
     };
     const machine = await context.machine();
     if (machine !== undefined) results.machine = machine;

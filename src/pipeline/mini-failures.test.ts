@@ -59,5 +59,6 @@ test("failed episodes no deficit explains are broken down by the free-running sl
   assert.equal(records[1]!.success, false, "the payment deficit fails its task");
   assert.deepEqual({ episodes: summary.episodes, failed: summary.failed, explained: summary.explained, other: summary.other }, { episodes: 3, failed: 2, explained: 1, other: 1 });
   assert.deepEqual(summary.otherSlips, { inventedIdentifier: 1, repeatedWrite: 0, refusedCall: 1, none: 0 });
+  assert.deepEqual(summary.byFamily.payment, { failed: 2, explained: 1, byDeficit: { incomplete: 0, payment: 1, precondition: 0 } }, "per family, the deficits its failures show");
   assert.match(miniFailuresLine(summary), /: 1\/2 \(50\.0%; incomplete 0, payment 1, precondition 0; other 1 \(invented id 1, repeated write 0, refused call 1, none of these 0\)\)$/);
 });

@@ -1,5 +1,5 @@
 /**
- * TRACE-mini: what explains the base agent's failed episodes — each designed deficit of the scripted expert, or
+ * TRACE-mini: what explains an agent's failed episodes (the base's, or the routed agent's after TRACE) — each designed deficit of the scripted expert, or
  * something else (`src/envs/mini/deficit-attribution.ts`) — counted over a store's finished episodes of the target;
  * for the something else, the free-running slips its conversations show.
  */
@@ -19,8 +19,8 @@ export interface MiniFailureSummary {
   other: number;
   /** explained / failed (1 when nothing failed). */
   explainedShare: number;
-  /** Failed episodes per task family, and how many of them the designed deficits explain. */
-  byFamily: Record<string, { failed: number; explained: number }>;
+  /** Failed episodes per task family: how many the designed deficits explain, and how many show each deficit. */
+  byFamily: Record<string, { failed: number; explained: number; byDeficit: Record<DesignedDeficit, number> }>;
   /**
    * Of the `other` episodes, how many show each free-running slip (`episodeSlips`; an episode may show several), and
    * how many show none of them.
@@ -50,9 +50,10 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
       if (slips.length === 0) summary.otherSlips.none += 1;
     }
     const family = typeof instance.facts.family === "string" ? instance.facts.family : "unknown";
-    const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0 });
+    const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 } });
     entry.failed += 1;
     if (explained) entry.explained += 1;
+    for (const deficit of attribution.deficits) entry.byDeficit[deficit] += 1;
   }
   summary.explainedShare = summary.failed === 0 ? 1 : summary.explained / summary.failed;
   return summary;

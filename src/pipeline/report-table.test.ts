@@ -43,9 +43,19 @@ test("a target that names kinds of task gets base and TRACE per kind", () => {
     overall: { base: { passed: 2, total: 5 }, trace: { passed: 4, total: 5 } },
     capabilities: [],
     routing: [],
+    failures: {
+      base: { episodes: 5, failed: 3, byDeficit: { incomplete: 2, payment: 1, precondition: 0 }, other: 1 },
+      trace: { episodes: 5, failed: 1, byDeficit: { incomplete: 1, payment: 0, precondition: 0 }, other: 0 },
+    },
   });
   const rows = report.split("\n");
   assert.ok(rows.includes("| domain | kind of task | base pass rate | TRACE pass rate |"));
+  // Which designed deficits the failed episodes show, before and after TRACE.
+  assert.ok(rows.includes("| failed held-out episodes showing | base | TRACE |"));
+  assert.ok(rows.includes("| incomplete | 2 | 1 |"));
+  assert.ok(rows.includes("| payment | 1 | 0 |"));
+  assert.ok(rows.includes("| something else | 1 | 0 |"));
+  assert.ok(rows.includes("| failed (of episodes) | 3 of 5 | 1 of 5 |"));
   assert.ok(rows.includes("| mini | composite | 0.0% (0/2) | 50.0% (1/2) |"));
   assert.ok(rows.includes("| mini | payment | 66.7% (2/3) | 100.0% (3/3) |"));
 });

@@ -23,6 +23,13 @@ export function formatReport(name: string, results: EvaluationResults): string {
     }
     lines.push("");
   }
+  if (results.failures !== undefined) {
+    // Which designed deficits the adapters removed: failed episodes showing each, before (base) and after (routed).
+    const { base, trace } = results.failures;
+    lines.push("| failed held-out episodes showing | base | TRACE |", "|---|---|---|");
+    for (const deficit of Object.keys(base.byDeficit)) lines.push(`| ${deficit} | ${base.byDeficit[deficit]} | ${trace.byDeficit[deficit] ?? 0} |`);
+    lines.push(`| something else | ${base.other} | ${trace.other} |`, `| failed (of episodes) | ${base.failed} of ${base.episodes} | ${trace.failed} of ${trace.episodes} |`, "");
+  }
   lines.push("| capability adapter | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|");
   for (const capability of results.capabilities) {
     lines.push(`| ${capability.capability} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);

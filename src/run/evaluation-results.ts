@@ -6,6 +6,14 @@ export interface PassCount {
   total: number;
 }
 
+/** Failed episodes, how many show each designed deficit, and how many those deficits alone do not explain. */
+export interface FailureCounts {
+  episodes: number;
+  failed: number;
+  byDeficit: Record<string, number>;
+  other: number;
+}
+
 export interface EvaluationResults {
   /** Per target domain: the base model's rollouts and the routed (TRACE) agent's. */
   domains: {
@@ -21,6 +29,11 @@ export interface EvaluationResults {
   capabilities: { capability: string; seeds: number[]; before: number; after: number }[];
   /** Tasks routed to each option (capability, or "base" for "none of these"). */
   routing: { option: string; label: string; tasks: number }[];
+  /**
+   * TRACE-mini: the failed held-out episodes of the base and of the routed agent, by what explains them (designed
+   * deficits; an episode may show several; `other`: not explained by them alone).
+   */
+  failures?: { base: FailureCounts; trace: FailureCounts };
   /** The machine the figures came from (`PipelineContext.machine`), when the worker could say. */
   machine?: string;
 }

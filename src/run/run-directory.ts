@@ -233,6 +233,11 @@ export class RunDirectory {
     return path.join(this.root, "eval", "base-failures.json");
   }
 
+  /** TRACE-mini: the same for the routed agent's failed held-out evaluation episodes (which deficits TRACE left). */
+  get evaluationTraceFailuresFile(): string {
+    return path.join(this.root, "eval", "trace-failures.json");
+  }
+
   /** The final report (empty before the evaluate stage). */
   readEvaluationReport(): string {
     return existsSync(this.evaluationReportFile) ? readFileSync(this.evaluationReportFile, "utf8") : "";
