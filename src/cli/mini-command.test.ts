@@ -97,6 +97,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(families.reduce((sum, family) => sum + family.base.total, 0), 4);
   assert.equal(families.reduce((sum, family) => sum + family.base.passed, 0), evaluation.domains[0]!.base.passed);
   assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), /^\| domain \| kind of task \| base pass rate \| TRACE pass rate \|$/m);
+  // The evaluation tasks per routing option add up to the evaluation, for the base and for TRACE.
+  const routes = (JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { routes: { tasks: number; base: { passed: number }; trace: { passed: number } }[]; domains: { trace: { passed: number } }[] }).routes;
+  assert.equal(routes.reduce((sum, route) => sum + route.tasks, 0), 4);
+  assert.equal(routes.reduce((sum, route) => sum + route.base.passed, 0), evaluation.domains[0]!.base.passed);
   assert.match(stdout, /mini-service\/base: failed held-out episodes explained by the designed deficits alone: \d+\/\d+/);
   const routing = JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { decisions: { source: string }[]; accuracy?: { tasks: number } };
   assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");

@@ -16,7 +16,7 @@ import { createRoutedChatClient } from "../routing/routed-chat-client.js";
 import { createRunRouter } from "./route-stage.js";
 import { runEvaluation } from "./evaluation-episodes.js";
 import { sumPassCounts, type EvaluationScore } from "./pass-counts.js";
-import { routingDistribution } from "./routing-summary.js";
+import { passesByRoute, routingDistribution } from "./routing-summary.js";
 import { ensureAdaptersServed } from "./serve-adapter.js";
 import { loadTargetDomains } from "./target-tasks.js";
 import { miniFailuresLine, summarizeMiniFailures, type MiniFailureSummary } from "./mini-failures.js";
@@ -39,6 +39,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   try {
     const domains: EvaluationResults["domains"] = [];
     let failures: EvaluationResults["failures"];
+    // Per routing option, over every domain: the evaluation tasks routed to it, passed by the base and by TRACE.
+    const routes: NonNullable<EvaluationResults["routes"]> = [];
     for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroup } of await loadTargetDomains(config)) {
       const grouping = taskGroup === undefined ? {} : { taskGroup };
       context.log(`  ${environment.name}: ${split}`);
@@ -92,6 +94,15 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         const counts = ({ episodes, failed, byDeficit, other }: MiniFailureSummary) => ({ episodes, failed, byDeficit: { ...byDeficit }, other });
         failures = { base: counts(baseFailures), trace: counts(traceFailures) };
       }
+      for (const route of passesByRoute(routing, environment.name, evalStore.listEpisodes({ environment: environment.name }), evalStore.listEpisodes({ environment: baseName }))) {
+        const entry = routes.find((existing) => existing.label === route.label);
+        if (entry === undefined) routes.push(route);
+        else {
+          entry.tasks += route.tasks;
+          entry.base = sumPassCounts([entry.base, route.base]);
+          entry.trace = sumPassCounts([entry.trace, route.trace]);
+        }
+      }
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
       const entry: EvaluationResults["domains"][number] = { domain, base: count(baseScore), trace: count(routed) };
@@ -135,6 +146,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       overall: { base: sumPassCounts(domains.map((entry) => entry.base)), trace: sumPassCounts(domains.map((entry) => entry.trace)) },
       capabilities,
       routing: routingDistribution(routing),
+      routes,
       ...(failures === undefined ? {} : { failures }),
     };
     const machine = await context.machine();

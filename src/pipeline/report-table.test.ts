@@ -43,6 +43,10 @@ test("a target that names kinds of task gets base and TRACE per kind", () => {
     overall: { base: { passed: 2, total: 5 }, trace: { passed: 4, total: 5 } },
     capabilities: [],
     routing: [],
+    routes: [
+      { option: "payments", label: "A", tasks: 3, base: { passed: 1, total: 3 }, trace: { passed: 3, total: 3 } },
+      { option: "base (none of these)", label: "B", tasks: 0, base: { passed: 0, total: 0 }, trace: { passed: 0, total: 0 } },
+    ],
     failures: {
       base: { episodes: 5, failed: 3, byDeficit: { incomplete: 2, payment: 1, precondition: 0 }, other: 1 },
       trace: { episodes: 5, failed: 1, byDeficit: { incomplete: 1, payment: 0, precondition: 0 }, other: 0 },
@@ -56,6 +60,10 @@ test("a target that names kinds of task gets base and TRACE per kind", () => {
   assert.ok(rows.includes("| payment | 1 | 0 |"));
   assert.ok(rows.includes("| something else | 1 | 0 |"));
   assert.ok(rows.includes("| failed (of episodes) | 3 of 5 | 1 of 5 |"));
+  // Tasks per routing option, with the base and with TRACE; an option no evaluation task went to is left out.
+  assert.ok(rows.includes("| evaluation tasks routed to | tasks | base pass rate | TRACE pass rate |"));
+  assert.ok(rows.includes("| payments | 3 | 33.3% (1/3) | 100.0% (3/3) |"));
+  assert.ok(!rows.some((row) => row.startsWith("| base (none of these) | 0 |")));
   assert.ok(rows.includes("| mini | composite | 0.0% (0/2) | 50.0% (1/2) |"));
   assert.ok(rows.includes("| mini | payment | 66.7% (2/3) | 100.0% (3/3) |"));
 });

@@ -38,5 +38,11 @@ export function formatReport(name: string, results: EvaluationResults): string {
   const routed = results.routing.reduce((sum, entry) => sum + entry.tasks, 0);
   lines.push("", "| routed to | label | tasks | share |", "|---|---|---|---|");
   for (const entry of results.routing) lines.push(`| ${entry.option} | ${entry.label} | ${entry.tasks} | ${routed === 0 ? "-" : `${((100 * entry.tasks) / routed).toFixed(1)}%`} |`);
+  const evaluated = (results.routes ?? []).filter((entry) => entry.tasks > 0);
+  if (evaluated.length > 0) {
+    // Which adapter earns its keep: the evaluation tasks routed to each option, with the base and with TRACE.
+    lines.push("", "| evaluation tasks routed to | tasks | base pass rate | TRACE pass rate |", "|---|---|---|---|");
+    for (const entry of evaluated) lines.push(`| ${entry.option} | ${entry.tasks} | ${rate(entry.base)} | ${rate(entry.trace)} |`);
+  }
   return lines.join("\n") + "\n";
 }

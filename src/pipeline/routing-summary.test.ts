@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { routingAccuracy, routingDistribution } from "./routing-summary.js";
+import { passesByRoute, routingAccuracy, routingDistribution } from "./routing-summary.js";
 
 test("routing accuracy is the share of judged tasks sent to an environment of their own family", () => {
   const accuracy = routingAccuracy([
@@ -41,5 +41,29 @@ test("the routing distribution counts each option's tasks by label, in the optio
     { option: "tool_calling_precision", label: "A", tasks: 2 },
     { option: "base (none of these)", label: "B", tasks: 3 },
     { option: "multi_step_completion", label: "C", tasks: 0 },
+  ]);
+});
+
+test("the tasks routed to each option: the base's and the routed agent's finished episodes on them, evaluation tasks only", () => {
+  const file = {
+    options: [
+      { label: "A", capability: "payments" },
+      { label: "B", capability: null },
+    ],
+    decisions: [
+      { environment: "shop", taskId: "t1", label: "A" },
+      { environment: "shop", taskId: "t2", label: "A" },
+      { environment: "shop", taskId: "t3", label: "B" },
+      // A training task (no evaluation episode) and another environment's decision are not counted.
+      { environment: "shop", taskId: "train-1", label: "A" },
+      { environment: "other", taskId: "t1", label: "B" },
+    ],
+  };
+  const episode = (taskId: string, success: boolean | null, status = "finished") => ({ taskId, success, status });
+  const routed = [episode("t1", true), episode("t2", true), episode("t3", false), episode("t3", null, "failed")];
+  const base = [episode("t1", false), episode("t2", true), episode("t3", true)];
+  assert.deepEqual(passesByRoute(file, "shop", routed, base), [
+    { option: "payments", label: "A", tasks: 2, base: { passed: 1, total: 2 }, trace: { passed: 2, total: 2 } },
+    { option: "base (none of these)", label: "B", tasks: 1, base: { passed: 1, total: 1 }, trace: { passed: 0, total: 1 } },
   ]);
 });

@@ -1,4 +1,7 @@
-/** The arithmetic of routing results: accuracy against the tasks' families, and how many tasks each option got. */
+/**
+ * The arithmetic of routing results: accuracy against the tasks' families, how many tasks each option got, and how
+ * the tasks routed to each option fared with the base and with the routed agent.
+ */
 import type { RoutingFile } from "../run/routing-file.js";
 
 /** One routed evaluation task whose family is known: the task's family and those of the option it was routed to. */
@@ -49,5 +52,43 @@ export function routingDistribution(file: { options: readonly { label: string; c
     option: option.capability ?? "base (none of these)",
     label: option.label,
     tasks: file.decisions.filter((decision) => decision.label === option.label).length,
+  }));
+}
+
+/** An evaluation episode as `passesByRoute` reads it. */
+export interface ScoredEpisode {
+  taskId: string;
+  status: string;
+  success: boolean | null;
+}
+
+/** Passed / finished episodes. */
+export interface RoutePassCount {
+  passed: number;
+  total: number;
+}
+
+/**
+ * Per option, the evaluation tasks routed to it (decisions of `environment` on the tasks `routed` has episodes of) and
+ * their finished episodes passed by the base and by the routed agent: which adapter earns its keep on the target.
+ */
+export function passesByRoute(
+  file: { options: readonly { label: string; capability: string | null }[]; decisions: readonly { environment: string; taskId: string; label: string }[] },
+  environment: string,
+  routed: readonly ScoredEpisode[],
+  base: readonly ScoredEpisode[],
+): { option: string; label: string; tasks: number; base: RoutePassCount; trace: RoutePassCount }[] {
+  const evaluated = new Set(routed.map((episode) => episode.taskId));
+  const labelOf = new Map(file.decisions.filter((decision) => decision.environment === environment && evaluated.has(decision.taskId)).map((decision) => [decision.taskId, decision.label]));
+  const count = (episodes: readonly ScoredEpisode[], label: string): RoutePassCount => {
+    const finished = episodes.filter((episode) => episode.status === "finished" && labelOf.get(episode.taskId) === label);
+    return { passed: finished.filter((episode) => episode.success === true).length, total: finished.length };
+  };
+  return file.options.map((option) => ({
+    option: option.capability ?? "base (none of these)",
+    label: option.label,
+    tasks: [...labelOf.values()].filter((label) => label === option.label).length,
+    base: count(base, option.label),
+    trace: count(routed, option.label),
   }));
 }

@@ -29,6 +29,8 @@ export interface EvaluationResults {
   capabilities: { capability: string; seeds: number[]; before: number; after: number }[];
   /** Tasks routed to each option (capability, or "base" for "none of these"). */
   routing: { option: string; label: string; tasks: number }[];
+  /** Per option, the evaluation tasks routed to it and their episodes passed by the base and by the routed agent. */
+  routes?: { option: string; label: string; tasks: number; base: PassCount; trace: PassCount }[];
   /**
    * TRACE-mini: the failed held-out episodes of the base and of the routed agent, by what explains them (designed
    * deficits; an episode may show several; `other`: not explained by them alone).
