@@ -12,12 +12,27 @@ const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
 });
 
 /** Pay one order with the named method among look-alike payment method ids. */
-const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule({
+const TOOL_CALLING_OPTIONS: MiniModuleOptions = {
   capability: "mini_tool_calling_precision",
   description: "Calling a write tool with exactly the right ids, picking the payment method the user names among look-alike ids.",
   families: ["payment"],
   phrasing: "practice",
   calibrated: true,
+};
+const MINI_TOOL_CALLING_PRECISION: CapabilityModule = createMiniModule(TOOL_CALLING_OPTIONS);
+
+/**
+ * The tool-calling practice world where the named method is never the first listed (twelfth session): in the plain
+ * world the seeds naming the first-listed method are solved by the base's habit of paying with it, every sample, so
+ * their groups carry no GRPO signal and push the world past the gate's all-1 limit. Chosen in a run's
+ * `environments.map` in place of `mini_tool_calling_precision`; not one of the worlds the base agent's demonstrations
+ * are played in.
+ */
+export const MINI_TOOL_CALLING_PRECISION_NAMED_LATER: CapabilityModule = createMiniModule({
+  ...TOOL_CALLING_OPTIONS,
+  capability: "mini_tool_calling_precision_named_later",
+  description: `${TOOL_CALLING_OPTIONS.description.slice(0, -1)}, never the first one listed.`,
+  namedMethodNotFirst: true,
 });
 
 /**

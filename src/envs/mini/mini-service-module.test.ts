@@ -3,13 +3,13 @@ import { test } from "node:test";
 import type { CapabilityModule, Json } from "../modules/capability-module.js";
 import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../modules/index.js";
 import { atDifficulty } from "../modules/module-runner.js";
-import { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TARGET_MODULE } from "./mini-capability-modules.js";
+import { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TARGET_MODULE, MINI_TOOL_CALLING_PRECISION_NAMED_LATER } from "./mini-capability-modules.js";
 import miniService, { createMiniModule, MINI_DIFFICULTY } from "./mini-service-module.js";
 
 const seeds = Array.from({ length: 100 }, (_, index) => index);
 const sdk = createModuleSdk();
 
-for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART]) {
+for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER]) {
   test(`${module.capability}: deterministic per seed, gold solves, do-nothing and read-only fail`, async () => {
     const runner = nativeModuleRunner(module);
     const report = await checkDeterminism(runner, seeds.slice(0, 30));
@@ -151,4 +151,18 @@ test("the multi-step world rewarded per part: the share of requested orders done
   const single = createMiniModule({ capability: "single_by_part", description: "test", families: ["precondition"], phrasing: "target", reward: "parts" });
   const singleInstance = single.generate(1, sdk);
   assert.deepEqual(Object.keys(single.verify({ instance: singleInstance, calls: [], replies: [], finalState: singleInstance.state }, sdk).breakdown), ["DB", "COMMUNICATE"]);
+});
+
+test("the tool-calling world named later: the named method is never the first listed, at every level; the plain world names it first in some seeds", () => {
+  const namedFirst = (module: typeof miniService, level: number) =>
+    seeds.filter((seed) => {
+      const instance = module.generate(seed, sdk, level);
+      const methods = (instance.state.users as Record<string, { payment_methods: { payment_method_id: string }[] }>)[instance.facts.user_id as string]!.payment_methods;
+      return methods[0]!.payment_method_id === instance.facts.payment_method_id;
+    }).length;
+  for (const level of [0, 2, 4]) {
+    assert.equal(namedFirst(MINI_TOOL_CALLING_PRECISION_NAMED_LATER, level), 0, `level ${level}`);
+    assert.ok(namedFirst(MINI_CAPABILITY_MODULES[1]!, level) >= 15, `the plain world at level ${level}`);
+  }
+  assert.ok(seeds.every((seed) => MINI_TOOL_CALLING_PRECISION_NAMED_LATER.generate(seed, sdk).facts.family === "payment"));
 });

@@ -46,6 +46,12 @@ export interface MiniModuleOptions {
    * episode that stops after the first change earns part of the reward. Success stays DB × COMMUNICATE.
    */
   reward?: "task" | "parts";
+  /**
+   * `payment`: the named method is never the first one listed (default false: any of them). The base agent's designed
+   * payment deficit pays with the first-listed method, so a seed naming that one is solved by the habit itself: its
+   * group is all 1 and teaches GRPO nothing (a quarter to a half of the seeds, by level).
+   */
+  namedMethodNotFirst?: boolean;
 }
 
 /**
@@ -228,7 +234,7 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, 
     slots.reason = templates.reasonOne[reason] ?? reason;
     facts.status = status;
   } else if (family === "payment") {
-    const named = random.pick(methods);
+    const named = random.pick(options.namedMethodNotFirst === true ? methods.slice(1) : methods);
     // The order is paid with another method, so doing nothing never passes.
     firstOrder.payment_method_id = random.pick(methodIds.filter((id) => id !== named.payment_method_id));
     solution.push({ name: "get_user_details", arguments: { user_id: userId } });
