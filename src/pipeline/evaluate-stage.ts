@@ -82,19 +82,22 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         onProgress: rolloutProgressLog((line) => context.log(line), baseName),
         metadata: { agent: config.model.servedModelName, user: target.user, stage: "evaluate" },
       });
+      // Both agents' episodes of this domain, read once for the failure summaries and the per-route counts.
+      const routedEpisodes = evalStore.listEpisodes({ environment: environment.name });
+      const baseEpisodes = evalStore.listEpisodes({ environment: baseName });
       if (target.kind === "mini" && moduleEnvironment !== undefined) {
         // The issue's measure: the base's failed held-out episodes, attributed as the rollout stage does its training
         // ones; and the routed agent's, to show which deficits TRACE removed and which it left.
-        const baseFailures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: baseName }));
+        const baseFailures = await summarizeMiniFailures(moduleEnvironment, baseEpisodes);
         writeJsonArtifact(run.evaluationFailuresFile, baseFailures);
         context.log(`  ${baseName}: failed held-out episodes ${miniFailuresLine(baseFailures)}`);
-        const traceFailures = await summarizeMiniFailures(moduleEnvironment, evalStore.listEpisodes({ environment: environment.name }));
+        const traceFailures = await summarizeMiniFailures(moduleEnvironment, routedEpisodes);
         writeJsonArtifact(run.evaluationTraceFailuresFile, traceFailures);
         context.log(`  ${environment.name} routed: failed held-out episodes ${miniFailuresLine(traceFailures)}`);
         const counts = ({ episodes, failed, byDeficit, other }: MiniFailureSummary) => ({ episodes, failed, byDeficit: { ...byDeficit }, other });
         failures = { base: counts(baseFailures), trace: counts(traceFailures) };
       }
-      for (const route of passesByRoute(routing, environment.name, evalStore.listEpisodes({ environment: environment.name }), evalStore.listEpisodes({ environment: baseName }))) {
+      for (const route of passesByRoute(routing, environment.name, routedEpisodes, baseEpisodes)) {
         const entry = routes.find((existing) => existing.label === route.label);
         if (entry === undefined) routes.push(route);
         else {

@@ -28,9 +28,12 @@ export interface MiniFailureSummary {
   otherSlips: Record<keyof EpisodeSlips | "none", number>;
 }
 
+/** A count of 0 for every designed deficit. */
+const noDeficits = (): Record<DesignedDeficit, number> => ({ incomplete: 0, payment: 0, precondition: 0 });
+
 /** Attributes every failed finished episode of `records` (episodes of `environment`'s tasks). */
 export async function summarizeMiniFailures(environment: ModuleEnvironment, records: readonly EpisodeRecord[]): Promise<MiniFailureSummary> {
-  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 }, explained: 0, other: 0, explainedShare: 1, byFamily: {}, otherSlips: { inventedIdentifier: 0, repeatedWrite: 0, refusedCall: 0, none: 0 } };
+  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: noDeficits(), explained: 0, other: 0, explainedShare: 1, byFamily: {}, otherSlips: { inventedIdentifier: 0, repeatedWrite: 0, refusedCall: 0, none: 0 } };
   for (const record of records) {
     if (record.status !== "finished" || record.messages === null) continue;
     summary.episodes += 1;
@@ -50,7 +53,7 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
       if (slips.length === 0) summary.otherSlips.none += 1;
     }
     const family = typeof instance.facts.family === "string" ? instance.facts.family : "unknown";
-    const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0, byDeficit: { incomplete: 0, payment: 0, precondition: 0 } });
+    const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0, byDeficit: noDeficits() });
     entry.failed += 1;
     if (explained) entry.explained += 1;
     for (const deficit of attribution.deficits) entry.byDeficit[deficit] += 1;

@@ -2,6 +2,7 @@
  * The arithmetic of routing results: accuracy against the tasks' families, how many tasks each option got, and how
  * the tasks routed to each option fared with the base and with the routed agent.
  */
+import type { PassCount } from "../run/evaluation-results.js";
 import type { RoutingFile } from "../run/routing-file.js";
 
 /** One routed evaluation task whose family is known: the task's family and those of the option it was routed to. */
@@ -62,12 +63,6 @@ export interface ScoredEpisode {
   success: boolean | null;
 }
 
-/** Passed / finished episodes. */
-export interface RoutePassCount {
-  passed: number;
-  total: number;
-}
-
 /**
  * Per option, the evaluation tasks routed to it (decisions of `environment` on the tasks `routed` has episodes of) and
  * their finished episodes passed by the base and by the routed agent: which adapter earns its keep on the target.
@@ -77,10 +72,10 @@ export function passesByRoute(
   environment: string,
   routed: readonly ScoredEpisode[],
   base: readonly ScoredEpisode[],
-): { option: string; label: string; tasks: number; base: RoutePassCount; trace: RoutePassCount }[] {
+): { option: string; label: string; tasks: number; base: PassCount; trace: PassCount }[] {
   const evaluated = new Set(routed.map((episode) => episode.taskId));
   const labelOf = new Map(file.decisions.filter((decision) => decision.environment === environment && evaluated.has(decision.taskId)).map((decision) => [decision.taskId, decision.label]));
-  const count = (episodes: readonly ScoredEpisode[], label: string): RoutePassCount => {
+  const count = (episodes: readonly ScoredEpisode[], label: string): PassCount => {
     const finished = episodes.filter((episode) => episode.status === "finished" && labelOf.get(episode.taskId) === label);
     return { passed: finished.filter((episode) => episode.success === true).length, total: finished.length };
   };
