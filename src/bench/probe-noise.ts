@@ -21,7 +21,7 @@ import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import type { AdapterSync } from "../training/adapter-sync.js";
-import { isBeyondTolerance, measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
+import { distinctReadings, isBeyondTolerance, measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { startWorker } from "../worker/worker-process.js";
 
@@ -125,7 +125,7 @@ for (const reading of readings) {
   const differences = tokens.map((token) => token.difference).sort((a, b) => a - b);
   const beyond = tokens.filter(isBeyondTolerance).length;
   const failing = reading.probes.filter((probe) => probe.some(isBeyondTolerance)).length;
-  // The probe's rule (LogprobProbeOptions defaults): consecutive sets of 8 probes, a mismatch at 2 tokens beyond.
+  // The probe's rule (LogprobProbeOptions defaults): consecutive sets of 8 probes, a mismatch at 2 distinct readings beyond.
   const sets = Array.from({ length: Math.floor(reading.probes.length / SET) }, (_, set) => reading.probes.slice(set * SET, (set + 1) * SET).flat());
   const worst = worstProbeToken(tokens);
   rows.push([
@@ -137,7 +137,7 @@ for (const reading of readings) {
     quantile(differences, 0.5).toFixed(4),
     String(beyond),
     `${failing} of ${reading.probes.length}`,
-    `${sets.filter((set) => set.filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
+    `${sets.filter((set) => distinctReadings(set).filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     worst === undefined ? "-" : `${worst.difference.toFixed(3)} at ${worst.trainerLogprob.toFixed(2)} (allowed ${worst.allowed.toFixed(3)})`,
   ]);
   if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, way: reading.way, seed, tokens: probe }) + "\n");

@@ -15,15 +15,20 @@ test("the probe's default tolerance follows the trainer's dtype", () => {
 
 /**
  * A sampler whose completion for seed s has the logprobs `sampled(s)` for three tokens, and a trainer (in `dtype`) that
- * scores every datum's completion `scored(s)`; `options` go to the probe.
+ * scores every datum's completion `scored(s)`; `options` go to the probe. Each seed samples its own tokens unless
+ * `tokenIds(s)` says which.
  */
-function probe(sampled: (seed: number) => number[], scored: (seed: number) => number[], options: { dtype?: string; probes?: number; tokensBeyondTolerance?: number; unscored?: boolean } = {}) {
+function probe(
+  sampled: (seed: number) => number[],
+  scored: (seed: number) => number[],
+  options: { dtype?: string; probes?: number; tokensBeyondTolerance?: number; unscored?: boolean; tokenIds?: (seed: number) => number[] } = {},
+) {
   const seeds: number[] = [];
   const chat = {
     complete: (request: { seed: number }) => {
       seeds.push(request.seed);
       const logprobs = sampled(request.seed);
-      return Promise.resolve({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: logprobs.map((_, index) => 10 + index), completionLogprobs: logprobs } }, usage: { promptTokens: 2, completionTokens: logprobs.length } });
+      return Promise.resolve({ message: { role: "assistant", content: "hi", tokens: { promptTokenIds: [1, 2], completionTokenIds: options.tokenIds?.(request.seed) ?? logprobs.map((_, index) => 100 * request.seed + index), completionLogprobs: logprobs } }, usage: { promptTokens: 2, completionTokens: logprobs.length } });
     },
   } as unknown as ChatClient;
   // The trainer's logprobs per position of a datum: the prompt's last position predicts the first completion token.
@@ -31,7 +36,7 @@ function probe(sampled: (seed: number) => number[], scored: (seed: number) => nu
     health: () => Promise.resolve({ dtype: options.dtype ?? "bfloat16" }),
     forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map((_, index) => (options.unscored === true && index === 0 ? [0] : [0, ...scored(seeds[index]!)]))),
   } as unknown as TrainerClient;
-  const { dtype: _dtype, unscored: _unscored, ...probeOptions } = options;
+  const { dtype: _dtype, unscored: _unscored, tokenIds: _tokenIds, ...probeOptions } = options;
   return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", ...probeOptions });
 }
 const same = (logprobs: number[]) => () => logprobs;
@@ -63,4 +68,19 @@ test("the probe samples several completions on consecutive seeds; one token beyo
   });
   // A token the trainer did not score is a mismatch on its own.
   await assert.rejects(probe(same([-0.1, -15, -2]), same([-0.1, -15, -2]), { unscored: true }), (error: unknown) => error instanceof SamplerLogprobMismatchError && Number.isNaN(error.maxDifference));
+});
+
+test("a token several probes sampled after the same prefix is one reading, counted once", async () => {
+  // Seeds 3 and 5 sample the same first token, read 0.2 off by both: one distinct reading beyond — passed.
+  const twoOff = (seed: number) => (seed === 3 || seed === 5 ? [-0.3, -15, -2] : [-0.1, -15, -2]);
+  const sharedFirst = (seed: number) => (seed === 3 || seed === 5 ? [7, 100 * seed + 1, 100 * seed + 2] : [100 * seed, 100 * seed + 1, 100 * seed + 2]);
+  const largest = await probe(twoOff, same([-0.1, -15, -2]), { tokenIds: sharedFirst });
+  assert.ok(Math.abs(largest - 0.2) < 1e-12, `largest difference ${largest}`);
+  // Every probe samples the same three tokens, and two positions are off: two distinct readings of three — a mismatch.
+  const twoPositionsOff = () => [-0.3, -15.5, -2];
+  await assert.rejects(probe(twoPositionsOff, same([-0.1, -15, -2]), { tokenIds: () => [7, 8, 9] }), (error: unknown) => {
+    assert.ok(error instanceof SamplerLogprobMismatchError);
+    assert.deepEqual(error.count, { beyond: 2, tokens: 3 });
+    return true;
+  });
 });

@@ -26,9 +26,11 @@ export interface LogprobProbeOptions {
   /** Completions sampled at once (one batch on the sampler, one `forward` on the trainer) [8]. */
   probes?: number;
   /**
-   * Tokens beyond their tolerance that make a mismatch [2]. In bfloat16 one token of an in-sync adapter can land
-   * beyond (1 of 6,862 over three GRPO runs on an H200, `npm run bench:probe`), while a sampler one update behind puts
-   * 6–69 of about 256 there; one token alone is rounding, two are a broken sync.
+   * Distinct readings (`distinctReadings`) beyond their tolerance that make a mismatch [2]. In bfloat16 one token of an
+   * in-sync adapter can land beyond (1 of 6,862 over three GRPO runs on an H200, `npm run bench:probe`), while a
+   * sampler one update behind puts 6–69 of about 256 there; one token alone is rounding, two are a broken sync. A
+   * token several probes sampled after the same prefix counts once (one such token, read by two of 8 probes, stopped
+   * a GPU comparison when counted twice).
    */
   tokensBeyondTolerance?: number;
 }
@@ -57,6 +59,11 @@ const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello."
 
 /** One completion token of a probe: the sampler's logprob, the trainer's, and the tolerance at it. */
 export interface ProbeToken {
+  /**
+   * The completion's token ids up to and including this one, comma-joined: two probes that sample the same tokens
+   * after the same prefix read the same position twice (one reading, not two independent ones).
+   */
+  sequence: string;
   samplerLogprob: number;
   /** NaN when the trainer returned none for the token. */
   trainerLogprob: number;
@@ -102,7 +109,8 @@ export async function measureProbe(options: ProbeTarget): Promise<ProbeToken[][]
     const offset = tokens.promptTokenIds.length - 1;
     return tokens.completionLogprobs.map((samplerLogprob, index) => {
       const trainerLogprob = trainerLogprobs[probe]?.[offset + index] ?? Number.NaN;
-      return { samplerLogprob, trainerLogprob, difference: Math.abs(samplerLogprob - trainerLogprob), allowed: tolerance + relativeTolerance * Math.abs(trainerLogprob) };
+      const sequence = tokens.completionTokenIds.slice(0, index + 1).join(",");
+      return { sequence, samplerLogprob, trainerLogprob, difference: Math.abs(samplerLogprob - trainerLogprob), allowed: tolerance + relativeTolerance * Math.abs(trainerLogprob) };
     });
   });
 }
@@ -110,6 +118,17 @@ export async function measureProbe(options: ProbeTarget): Promise<ProbeToken[][]
 /** Whether a token differs beyond its tolerance; a NaN difference (no trainer logprob) is beyond every tolerance. */
 export function isBeyondTolerance(token: ProbeToken): boolean {
   return Number.isNaN(token.difference) || token.difference > token.allowed;
+}
+
+/**
+ * The distinct readings among `tokens`: one per `sequence` (the first seen). Completions sampled at temperature 1 often
+ * share their first tokens, and a position read by several probes is still one reading of the sampler against the
+ * trainer; counting it once per probe would turn one rounding slip into several.
+ */
+export function distinctReadings(tokens: readonly ProbeToken[]): ProbeToken[] {
+  const bySequence = new Map<string, ProbeToken>();
+  for (const token of tokens) if (!bySequence.has(token.sequence)) bySequence.set(token.sequence, token);
+  return [...bySequence.values()];
 }
 
 /** The token furthest beyond its tolerance, if any (a NaN difference first). */
@@ -125,11 +144,11 @@ export function worstProbeToken(tokens: readonly ProbeToken[]): ProbeToken | und
 
 /**
  * Probes `model` against the trainer's `adapter`; returns the largest |difference|, or throws
- * `SamplerLogprobMismatchError` when `tokensBeyondTolerance` tokens (or one the trainer did not score) lie beyond
- * their tolerance.
+ * `SamplerLogprobMismatchError` when `tokensBeyondTolerance` distinct readings (or one the trainer did not score) lie
+ * beyond their tolerance.
  */
 export async function probeLogprobs(options: ProbeTarget): Promise<number> {
-  const tokens = (await measureProbe(options)).flat();
+  const tokens = distinctReadings((await measureProbe(options)).flat());
   const beyond = tokens.filter(isBeyondTolerance);
   const worst = worstProbeToken(beyond);
   if (worst !== undefined && (beyond.length >= (options.tokensBeyondTolerance ?? 2) || beyond.some((token) => Number.isNaN(token.difference)))) {
