@@ -8,7 +8,8 @@
  * a saved and loaded copy of the adapter (the separate-sampler path, in sync); and the copy saved one iteration
  * earlier (a stale sampler). One markdown table per step and way: the largest and the 99th-percentile |difference|,
  * the tokens beyond the default tolerance, the probes with at least one (the rule before the twelfth session: one
- * probe, one token), and the sets of 8 probes with at least two (the probe's rule since). `--out` writes every token as a JSON line.
+ * probe, one token), and the sets of 8 probes with at least two, counted per probe (the twelfth session's rule) and
+ * as distinct readings (the probe's rule since the thirteenth). `--out` writes every token as a JSON line.
  */
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -119,7 +120,9 @@ try {
 
 const quantile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
 const SET = 8;
-const rows: string[][] = [["step", "way", "tokens", "max |difference|", "99th percentile", "median", "tokens beyond tolerance", "probes with one", `sets of ${SET} probes with ≥ 2`, "worst (difference at logprob)"]];
+const rows: string[][] = [
+  ["step", "way", "tokens (distinct)", "max |difference|", "99th percentile", "median", "tokens beyond tolerance (distinct)", "probes with one", `sets of ${SET} probes with ≥ 2, counted per probe`, `… ≥ 2 distinct (the rule)`, "worst (difference at logprob)"],
+];
 for (const reading of readings) {
   const tokens = reading.probes.flat();
   const differences = tokens.map((token) => token.difference).sort((a, b) => a - b);
@@ -131,16 +134,17 @@ for (const reading of readings) {
   rows.push([
     String(reading.step),
     reading.way,
-    String(tokens.length),
+    `${tokens.length} (${distinctReadings(tokens).length})`,
     (differences.at(-1) ?? Number.NaN).toFixed(3),
     quantile(differences, 0.99).toFixed(3),
     quantile(differences, 0.5).toFixed(4),
-    String(beyond),
+    `${beyond} (${distinctReadings(tokens).filter(isBeyondTolerance).length})`,
     `${failing} of ${reading.probes.length}`,
+    `${sets.filter((set) => set.filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     `${sets.filter((set) => distinctReadings(set).filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     worst === undefined ? "-" : `${worst.difference.toFixed(3)} at ${worst.trainerLogprob.toFixed(2)} (allowed ${worst.allowed.toFixed(3)})`,
   ]);
   if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, way: reading.way, seed, tokens: probe }) + "\n");
 }
 console.log(`\nGRPO on ${module.capability} level ${values.level} from ${values.model}; ${probeSeeds.length} probes per way after each sync\n`);
-console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "r", "l"] }));
+console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"] }));
