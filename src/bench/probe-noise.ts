@@ -17,7 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
-import { MINI_CAPABILITY_MODULES } from "../envs/mini/index.js";
+import { MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
@@ -44,8 +44,8 @@ const { values } = parseArgs({
   },
 });
 const integer = (name: keyof typeof values) => Number.parseInt(String(values[name]), 10);
-const module = MINI_CAPABILITY_MODULES.find((candidate) => candidate.capability === values.module);
-if (module === undefined) throw new Error(`--module names none of ${MINI_CAPABILITY_MODULES.map((candidate) => candidate.capability).join(", ")}`);
+const module = MINI_PRACTICE_MODULES.find((candidate) => candidate.capability === values.module);
+if (module === undefined) throw new Error(`--module names none of ${MINI_PRACTICE_MODULES.map((candidate) => candidate.capability).join(", ")}`);
 const runner = atDifficulty(nativeModuleRunner(module), integer("level"));
 const probeSeeds = Array.from({ length: integer("probes") }, (_, index) => index);
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-probe-noise-"));

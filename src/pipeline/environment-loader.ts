@@ -3,7 +3,7 @@
  * (`environments/<capability>/module.ts`, recorded relative to the run) in the sandbox.
  */
 import { readFileSync } from "node:fs";
-import { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER } from "../envs/mini/index.js";
+import { MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
 import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import { CAPABILITY_ENVIRONMENTS } from "../synthesis/environments/index.js";
@@ -13,7 +13,7 @@ import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/mod
 import { UnknownEnvironmentModuleError } from "./unknown-environment-module-error.js";
 
 /** Every hand-written capability module: the τ² ones and TRACE-mini's. */
-const HAND_WRITTEN_MODULES: readonly CapabilityModule[] = [...CAPABILITY_ENVIRONMENTS.map((entry) => entry.module), ...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER];
+const HAND_WRITTEN_MODULES: readonly CapabilityModule[] = [...CAPABILITY_ENVIRONMENTS.map((entry) => entry.module), ...MINI_PRACTICE_MODULES];
 
 /** The hand-written module named `module`, as a native runner. */
 export function handWrittenRunner(capability: string, module: string): ModuleRunner {

@@ -63,6 +63,12 @@ export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniMo
 /** The three practice modules, one per capability the target needs. */
 export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECONDITION_VERIFICATION, MINI_TOOL_CALLING_PRECISION, MINI_MULTI_STEP_COMPLETION];
 
+/**
+ * Every practice module: the three of `MINI_CAPABILITY_MODULES` and the variants a run may choose in
+ * `environments.map` (per-part reward, named later).
+ */
+export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER];
+
 /** The target world (all three families, target wording and ids). */
 export const MINI_TARGET_MODULE: CapabilityModule = miniService;
 
