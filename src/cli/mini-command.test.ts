@@ -42,7 +42,7 @@ const config = {
   },
   // One extra sampling round at most: TRACE's allowance is 2 × G × K per iteration, and it may spend less (the budget
   // of every other method, asserted below).
-  training: { iterations: 1, groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
+  training: { iterations: 1, allocation: "coverage", groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
@@ -108,6 +108,12 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(routing.accuracy?.tasks, 4);
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
+  // allocation "coverage": the adapters' iterations, shared by the analysis's Cov, add up to one per capability.
+  assert.match(stdout, /iterations by Cov: /);
+  const trained = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string }[] }).environments.map(
+    ({ capability }) => (JSON.parse(readFileSync(path.join(runDirectory, "adapters", capability, "training.json"), "utf8")) as { iterations: number }).iterations,
+  );
+  assert.equal(trained.reduce((sum, iterations) => sum + iterations, 0), environments);
   // TRACE's allowance: environments × 1 iteration × G × K × 2 rounds; every other method's budget is what TRACE spent.
   const allowance = environments * 1 * 2 * 2 * 2;
   for (const seed of [0, 1]) {

@@ -344,7 +344,15 @@ const pipelineConfigSchema = z.strictObject({
     .prefault({}),
   training: z
     .strictObject({
+      /** GRPO iterations per capability adapter (with `allocation` "coverage", the mean over the capabilities). */
       iterations: positiveInteger.default(40),
+      /**
+       * How TRACE's iterations (capabilities × `iterations` in all) are shared among its capability adapters ["equal"]:
+       * `"equal"`, `iterations` each, as the paper; `"coverage"`, in proportion to each capability's Cov in the analysis
+       * (the share of failed trajectories that lack it), at least one each. The total, and so every method's budget,
+       * is the same either way.
+       */
+      allocation: z.enum(["equal", "coverage"]).default("equal"),
       /** Groups (seeds) per iteration, G. */
       groups: positiveInteger.default(8),
       /** Rollouts per group, K (16 as in the paper). */

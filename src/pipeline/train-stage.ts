@@ -1,18 +1,23 @@
 /**
- * The train stage: GRPO per capability environment (`runContextGrpo`), checkpoints in `adapters/<capability>/`, and
+ * The train stage: GRPO per capability environment (`runContextGrpo`, iterations by `training.allocation`), checkpoints in `adapters/<capability>/`, and
  * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
  * unfinished one resumes from its last checkpoint inside `runGrpo`).
  */
 import { capabilityGrpoTarget, runContextGrpo, type GrpoTrainer } from "./capability-grpo.js";
+import { capabilityIterations } from "./capability-iterations.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
 
 /** Trains every capability without `training.json`; returns a one-line summary. */
 export async function runTrainStage(context: PipelineContext, trainer: GrpoTrainer): Promise<string> {
   const { config, run } = context;
-  const pending = run.readEnvironmentIndex().environments.filter((entry) => !run.hasTrainedAdapter(entry.capability));
+  const environments = run.readEnvironmentIndex().environments;
+  const pending = environments.filter((entry) => !run.hasTrainedAdapter(entry.capability));
   const { training } = config;
+  const allocation = capabilityIterations(context, environments.map((entry) => entry.capability));
+  if (training.allocation === "coverage" && pending.length > 0) context.log(`  iterations by Cov: ${[...allocation].map(([capability, iterations]) => `${capability} ${iterations}`).join(", ")}`);
   for (const entry of pending) {
+    const iterations = allocation.get(entry.capability) ?? training.iterations;
     const target = await capabilityGrpoTarget(context, entry.capability, await context.environment(entry));
     const store = context.openStore(run.storeFile);
     let seconds = 0;
@@ -26,12 +31,12 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         adaptersDirectory: run.adaptersDirectory,
         store,
         rolloutRetention: training.keepRollouts,
-        iterations: training.iterations,
+        iterations,
         onIteration: (metrics) => {
           seconds += metrics.seconds;
           ran += 1;
           context.log(
-            `  ${entry.capability} iteration ${metrics.iteration}/${training.iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}${metrics.rewardMeanHinted === null ? "" : ` (hinted ${metrics.rewardMeanHinted.toFixed(3)}, plain ${metrics.rewardMeanPlain?.toFixed(3) ?? "-"})`}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped} in ${metrics.samplingRounds} round(s), turns dropped ${metrics.turnsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + training.iterations - metrics.iteration, seconds)}`,
+            `  ${entry.capability} iteration ${metrics.iteration}/${iterations}: reward ${metrics.rewardMean.toFixed(3)} ± ${metrics.rewardStd.toFixed(3)}${metrics.rewardMeanHinted === null ? "" : ` (hinted ${metrics.rewardMeanHinted.toFixed(3)}, plain ${metrics.rewardMeanPlain?.toFixed(3) ?? "-"})`}, groups kept ${metrics.groupsKept}, dropped ${metrics.groupsDropped} in ${metrics.samplingRounds} round(s), turns dropped ${metrics.turnsDropped}, ${metrics.tokens} tokens, ${metrics.seconds.toFixed(1)} s, eta ${remainingTime(ran, ran + iterations - metrics.iteration, seconds)}`,
           );
         },
       });

@@ -1,35 +1,42 @@
 /**
  * TRACE in `trace compare`: one GRPO adapter per capability environment (the pipeline's own adapters for seed 0 when
  * the run trained them with that seed; fresh ones under `compare/seed-N/trace/` otherwise), routed per task by the
- * run's routing decisions. Snapshot k uses each capability's checkpoint at the k-th share of its iterations.
+ * run's routing decisions (iterations per capability by `training.allocation`). Snapshot k uses each capability's
+ * checkpoint at the k-th share of its own iterations.
  */
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
 import { capabilityGrpoTarget } from "../../pipeline/capability-grpo.js";
+import { capabilityIterations } from "../../pipeline/capability-iterations.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
 
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
-export async function traceAdapters(setup: CompareSetup, budget = createRolloutBudget({ limit: setup.budgetLimit })): Promise<{ capability: string; name: string; checkpoints: AdapterCheckpoint[] }[]> {
+export async function traceAdapters(
+  setup: CompareSetup,
+  budget = createRolloutBudget({ limit: setup.budgetLimit }),
+): Promise<{ capability: string; name: string; iterations: number; checkpoints: AdapterCheckpoint[] }[]> {
   const { context } = setup;
   const { config, run } = context;
+  const allocation = capabilityIterations(context, setup.capabilities.map((entry) => entry.capability));
   const adapters = [];
   for (const { capability, runner } of setup.capabilities) {
     // The pipeline's train stage ran runGrpo with seed 0 and the capability as the adapter's name: reuse it.
     const reuse = setup.seed === 0 && run.hasTrainedAdapter(capability);
     const adaptersDirectory = reuse ? run.adaptersDirectory : path.join(setup.directory, "trace");
     const name = reuse ? capability : `s${setup.seed}-${capability}`;
+    const iterations = allocation.get(capability) ?? config.training.iterations;
     const checkpoints = await trainWithinBudget({
       context,
       trainer: setup.trainer,
       target: await capabilityGrpoTarget(context, capability, runner),
       name,
       adaptersDirectory,
-      iterations: config.training.iterations,
+      iterations,
       seed: setup.seed,
       budget,
     });
-    adapters.push({ capability, name, checkpoints });
+    adapters.push({ capability, name, iterations, checkpoints });
   }
   return adapters;
 }
@@ -40,11 +47,10 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
   const adapters = await traceAdapters(setup, budget);
   const perIteration = training.groups * training.samples;
   const snapshots: Snapshot[] = setup.fractions.map((fraction) => {
-    const iteration = Math.round(fraction * training.iterations);
     let episodes = 0;
     const chosen: Record<string, { model: string; adapterPath: string }> = {};
     for (const adapter of adapters) {
-      const checkpoint = checkpointAt(adapter.checkpoints, iteration);
+      const checkpoint = checkpointAt(adapter.checkpoints, Math.round(fraction * adapter.iterations));
       if (checkpoint === null) continue;
       episodes += checkpoint.episodes ?? checkpoint.iteration * perIteration;
       chosen[adapter.capability] = { model: `${adapter.name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath };
