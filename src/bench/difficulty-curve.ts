@@ -1,5 +1,5 @@
 /**
- * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0 --temperature 0.7 --levels 0,2]`: how a base
+ * `npm run bench:difficulty [-- --model models/mini-v2-base --seeds 32 --samples 4 --seed-start 0 --temperature 0.7 --levels 0,2 --modules …]`: how a base
  * policy's reward moves with each TRACE-mini practice world's difficulty level — the premise of calibration's level
  * search (`calibrateDifficulty`: one level harder while the base does too well). For every practice module and every
  * level, the calibration statistics on the same seeds (a real worker on this machine, at calibration's default
@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
-import { MINI_CAPABILITY_MODULES } from "../envs/mini/index.js";
+import { MINI_CAPABILITY_MODULES, MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { calibrateModule } from "../synthesis/calibration/calibrate-module.js";
 import { startWorker } from "../worker/worker-process.js";
@@ -27,8 +27,12 @@ const { values } = parseArgs({
     temperature: { type: "string", default: "0.7" },
     /** Only these levels (comma-separated; default every level). */
     levels: { type: "string" },
+    /** Only these practice modules (comma-separated capabilities, variants included; default the three of the configurations). */
+    modules: { type: "string" },
   },
 });
+const modules = values.modules === undefined ? MINI_CAPABILITY_MODULES : MINI_PRACTICE_MODULES.filter((module) => values.modules?.split(",").includes(module.capability));
+if (modules.length === 0) throw new Error(`--modules names none of ${MINI_PRACTICE_MODULES.map((module) => module.capability).join(", ")}`);
 const seedCount = Number.parseInt(values.seeds, 10);
 const seedStart = Number.parseInt(values["seed-start"], 10);
 const seeds = Array.from({ length: seedCount }, (_, index) => seedStart + index);
@@ -38,7 +42,7 @@ const worker = await startWorker({ model: values.model, servedModelName: "base" 
 try {
   const policy = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 64, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
   const rows: string[][] = [["module", "level", "mean reward", "± se (seeds)", "success", "constant groups", "informative", "gate"]];
-  for (const module of MINI_CAPABILITY_MODULES) {
+  for (const module of modules) {
     const runner = nativeModuleRunner(module);
     const levels = runner.difficulty?.levels ?? 1;
     const chosen = values.levels === undefined ? Array.from({ length: levels }, (_, level) => level) : values.levels.split(",").map(Number).filter((level) => level >= 0 && level < levels);

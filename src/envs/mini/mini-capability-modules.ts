@@ -60,14 +60,34 @@ export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniMo
   reward: "parts",
 });
 
+/**
+ * The multi-step practice world of multi-part requests only (cancellations and payment changes mixed, each part with
+ * its own check or exact id, as the target's composite tasks), rewarded per part (`reward: "parts"`): the
+ * thirteenth session found the plain world's adapter completing every part of the target's composite tasks but
+ * failing their parts' checks. Chosen in a run's `environments.map` in place of `mini_multi_step_completion`; not one
+ * of the worlds the base agent's demonstrations are played in.
+ */
+export const MINI_MULTI_STEP_COMPLETION_COMPOSITE: CapabilityModule = createMiniModule({
+  ...MULTI_STEP_OPTIONS,
+  capability: "mini_multi_step_completion_composite",
+  description: "Carrying out every part of a multi-part request, each with its own check or exact id, instead of stopping after the first one; rewarded for each part done right.",
+  families: ["composite"],
+  reward: "parts",
+});
+
 /** The three practice modules, one per capability the target needs. */
 export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECONDITION_VERIFICATION, MINI_TOOL_CALLING_PRECISION, MINI_MULTI_STEP_COMPLETION];
 
 /**
  * Every practice module: the three of `MINI_CAPABILITY_MODULES` and the variants a run may choose in
- * `environments.map` (per-part reward, named later).
+ * `environments.map` (per-part reward, multi-part requests only, named later).
  */
-export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER];
+export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
+  ...MINI_CAPABILITY_MODULES,
+  MINI_MULTI_STEP_COMPLETION_BY_PART,
+  MINI_MULTI_STEP_COMPLETION_COMPOSITE,
+  MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
+];
 
 /** The target world (all three families, target wording and ids). */
 export const MINI_TARGET_MODULE: CapabilityModule = miniService;

@@ -3,13 +3,20 @@ import { test } from "node:test";
 import type { CapabilityModule, Json } from "../modules/capability-module.js";
 import { checkDeterminism, createModuleSdk, nativeModuleRunner, playDoNothing, playReadOnly, playSolution } from "../modules/index.js";
 import { atDifficulty } from "../modules/module-runner.js";
-import { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TARGET_MODULE, MINI_TOOL_CALLING_PRECISION_NAMED_LATER } from "./mini-capability-modules.js";
+import {
+  MINI_CAPABILITY_MODULES,
+  MINI_MULTI_STEP_COMPLETION_BY_PART,
+  MINI_MULTI_STEP_COMPLETION_COMPOSITE,
+  MINI_PRACTICE_MODULES,
+  MINI_TARGET_MODULE,
+  MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
+} from "./mini-capability-modules.js";
 import miniService, { createMiniModule, MINI_DIFFICULTY } from "./mini-service-module.js";
 
 const seeds = Array.from({ length: 100 }, (_, index) => index);
 const sdk = createModuleSdk();
 
-for (const module of [MINI_TARGET_MODULE, ...MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_TOOL_CALLING_PRECISION_NAMED_LATER]) {
+for (const module of [MINI_TARGET_MODULE, ...MINI_PRACTICE_MODULES]) {
   test(`${module.capability}: deterministic per seed, gold solves, do-nothing and read-only fail`, async () => {
     const runner = nativeModuleRunner(module);
     const report = await checkDeterminism(runner, seeds.slice(0, 30));
@@ -165,4 +172,19 @@ test("the tool-calling world named later: the named method is never the first li
     assert.ok(namedFirst(MINI_CAPABILITY_MODULES[1]!, level) >= 15, `the plain world at level ${level}`);
   }
   assert.ok(seeds.every((seed) => MINI_TOOL_CALLING_PRECISION_NAMED_LATER.generate(seed, sdk).facts.family === "payment"));
+});
+
+test("the multi-part world: composite requests only, each part rewarded with its own check; half done right earns part of the reward", async () => {
+  const runner = nativeModuleRunner(MINI_MULTI_STEP_COMPLETION_COMPOSITE);
+  const instances = await Promise.all(seeds.map((seed) => runner.generate(seed, 2)));
+  assert.ok(instances.every((instance) => instance.facts.family === "composite"));
+  // A request with two writes: the first done, the second not; every word the task needs said.
+  const instance = instances.find((candidate) => candidate.solution.filter((call) => call.name !== "get_order_details" && call.name !== "get_user_details").length === 2)!;
+  const writes = instance.solution.filter((call) => call.name !== "get_order_details" && call.name !== "get_user_details");
+  const halfway = (await runner.runTool(instance.state, writes[0]!.name, writes[0]!.arguments)).state;
+  const verdict = await runner.verify({ instance, calls: [], replies: [instance.mustSay.join(", ")], finalState: halfway });
+  assert.equal(verdict.success, false);
+  assert.ok(verdict.reward > 0 && verdict.reward < 1, `reward ${verdict.reward}`);
+  assert.equal(MINI_PRACTICE_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), true);
+  assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), false, "not one of the configurations' worlds");
 });
