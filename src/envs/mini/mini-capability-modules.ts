@@ -62,7 +62,8 @@ export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniMo
 
 /**
  * The multi-step practice world of multi-part requests only (cancellations and payment changes mixed, each part with
- * its own check or exact id, as the target's composite tasks), rewarded per part (`reward: "parts"`): the
+ * its own check or exact id, as the target's composite tasks), rewarded per part and per required word
+ * (`reward: "parts-and-words"`; with `"parts"` half or more of its groups were all 0 on the base): the
  * thirteenth session found the plain world's adapter completing every part of the target's composite tasks but
  * failing their parts' checks. Chosen in a run's `environments.map` in place of `mini_multi_step_completion`; not one
  * of the worlds the base agent's demonstrations are played in.
@@ -70,9 +71,9 @@ export const MINI_MULTI_STEP_COMPLETION_BY_PART: CapabilityModule = createMiniMo
 export const MINI_MULTI_STEP_COMPLETION_COMPOSITE: CapabilityModule = createMiniModule({
   ...MULTI_STEP_OPTIONS,
   capability: "mini_multi_step_completion_composite",
-  description: "Carrying out every part of a multi-part request, each with its own check or exact id, instead of stopping after the first one; rewarded for each part done right.",
+  description: "Carrying out every part of a multi-part request, each with its own check or exact id, instead of stopping after the first one; rewarded for each part done right and each required word said.",
   families: ["composite"],
-  reward: "parts",
+  reward: "parts-and-words",
 });
 
 /** The three practice modules, one per capability the target needs. */

@@ -174,7 +174,7 @@ test("the tool-calling world named later: the named method is never the first li
   assert.ok(seeds.every((seed) => MINI_TOOL_CALLING_PRECISION_NAMED_LATER.generate(seed, sdk).facts.family === "payment"));
 });
 
-test("the multi-part world: composite requests only, each part rewarded with its own check; half done right earns part of the reward", async () => {
+test("the multi-part world: composite requests only, rewarded per part done right and per required word said", async () => {
   const runner = nativeModuleRunner(MINI_MULTI_STEP_COMPLETION_COMPOSITE);
   const instances = await Promise.all(seeds.map((seed) => runner.generate(seed, 2)));
   assert.ok(instances.every((instance) => instance.facts.family === "composite"));
@@ -185,6 +185,13 @@ test("the multi-part world: composite requests only, each part rewarded with its
   const verdict = await runner.verify({ instance, calls: [], replies: [instance.mustSay.join(", ")], finalState: halfway });
   assert.equal(verdict.success, false);
   assert.ok(verdict.reward > 0 && verdict.reward < 1, `reward ${verdict.reward}`);
+  assert.equal(verdict.breakdown.WORDS, 1);
+  // Each required word counts on its own: with two, saying one of them halves the reward.
+  const twoWords = instances.find((candidate) => candidate.mustSay.length === 2)!;
+  const both = await runner.verify({ instance: twoWords, calls: [], replies: [twoWords.mustSay.join(" and ")], finalState: twoWords.state });
+  const one = await runner.verify({ instance: twoWords, calls: [], replies: [twoWords.mustSay[0]!], finalState: twoWords.state });
+  assert.deepEqual([one.breakdown.WORDS, one.breakdown.COMMUNICATE], [0.5, 0]);
+  assert.equal(one.reward, both.reward / 2);
   assert.equal(MINI_PRACTICE_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), true);
   assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), false, "not one of the configurations' worlds");
 });

@@ -43,9 +43,11 @@ export interface MiniModuleOptions {
   /**
    * How a multi-part request is rewarded: `"task"` (default) as τ², DB × COMMUNICATE; `"parts"` counts DB per part,
    * the share of requested orders left as the request asks (0 when anything else changed), times COMMUNICATE, so an
-   * episode that stops after the first change earns part of the reward. Success stays DB × COMMUNICATE.
+   * episode that stops after the first change earns part of the reward. `"parts-and-words"` is `"parts"` times the
+   * share of the required words said (COMMUNICATE's items), instead of all of them or nothing, so an episode that
+   * handles the first part and says so earns part of the reward too. Success stays DB × COMMUNICATE.
    */
-  reward?: "task" | "parts";
+  reward?: "task" | "parts" | "parts-and-words";
   /**
    * `payment`: the named method is never the first one listed (default false: any of them). The base agent's designed
    * payment deficit pays with the first-listed method, so a seed naming that one is solved by the habit itself: its
@@ -373,12 +375,14 @@ export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
       const DB = sdk.hash(finalState) === sdk.hash(expected) ? 1 : 0;
       const COMMUNICATE = instance.mustSay.every((item) => said.includes(item.toLowerCase())) ? 1 : 0;
       const requested = (instance.facts.order_ids as string[] | undefined) ?? [];
-      if (settings.reward !== "parts" || requested.length < 2) {
+      if (settings.reward === undefined || settings.reward === "task" || requested.length < 2) {
         const reward = DB * COMMUNICATE;
         return { reward, success: reward === 1, breakdown: { DB, COMMUNICATE } };
       }
       const PARTS = partsDone(finalState, expected, requested, sdk);
-      return { reward: PARTS * COMMUNICATE, success: DB * COMMUNICATE === 1, breakdown: { DB, COMMUNICATE, PARTS } };
+      if (settings.reward === "parts") return { reward: PARTS * COMMUNICATE, success: DB * COMMUNICATE === 1, breakdown: { DB, COMMUNICATE, PARTS } };
+      const WORDS = instance.mustSay.length === 0 ? 1 : instance.mustSay.filter((item) => said.includes(item.toLowerCase())).length / instance.mustSay.length;
+      return { reward: PARTS * WORDS, success: DB * COMMUNICATE === 1, breakdown: { DB, COMMUNICATE, PARTS, WORDS } };
     },
   };
 }
