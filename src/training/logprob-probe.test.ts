@@ -34,7 +34,7 @@ function probe(
   // The trainer's logprobs per position of a datum: the prompt's last position predicts the first completion token.
   const trainer = {
     health: () => Promise.resolve({ dtype: options.dtype ?? "bfloat16" }),
-    forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map((_, index) => (options.unscored === true && index === 0 ? [0] : [0, ...scored(seeds[index]!)]))),
+    forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map((_, index) => (options.unscored === true && index === request.datums.length - 1 ? [0] : [0, ...scored(seeds[index]!)]))),
   } as unknown as TrainerClient;
   const { dtype: _dtype, unscored: _unscored, tokenIds: _tokenIds, ...probeOptions } = options;
   return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", ...probeOptions });
@@ -66,7 +66,8 @@ test("the probe samples several completions on consecutive seeds; one token beyo
     assert.deepEqual(error.count, { beyond: 2, tokens: 24 });
     return true;
   });
-  // A token the trainer did not score is a mismatch on its own.
+  // A token the trainer did not score is a mismatch on its own, also when a probe with the same tokens was scored.
+  await assert.rejects(probe(same([-0.1, -15, -2]), same([-0.1, -15, -2]), { unscored: true, tokenIds: () => [7, 8, 9] }), (error: unknown) => error instanceof SamplerLogprobMismatchError && Number.isNaN(error.maxDifference));
   await assert.rejects(probe(same([-0.1, -15, -2]), same([-0.1, -15, -2]), { unscored: true }), (error: unknown) => error instanceof SamplerLogprobMismatchError && Number.isNaN(error.maxDifference));
 });
 

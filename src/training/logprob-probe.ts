@@ -121,13 +121,18 @@ export function isBeyondTolerance(token: ProbeToken): boolean {
 }
 
 /**
- * The distinct readings among `tokens`: one per `sequence` (the first seen). Completions sampled at temperature 1 often
- * share their first tokens, and a position read by several probes is still one reading of the sampler against the
- * trainer; counting it once per probe would turn one rounding slip into several.
+ * The distinct readings among `tokens`: one per `sequence` (of several, the one furthest beyond its tolerance; an
+ * unscored one first). Completions sampled at temperature 1 often share their first tokens, and a position read by
+ * several probes is still one reading of the sampler against the trainer; counting it once per probe would turn one
+ * rounding slip into several.
  */
 export function distinctReadings(tokens: readonly ProbeToken[]): ProbeToken[] {
+  const excess = (token: ProbeToken) => (Number.isNaN(token.difference) ? Number.POSITIVE_INFINITY : token.difference - token.allowed);
   const bySequence = new Map<string, ProbeToken>();
-  for (const token of tokens) if (!bySequence.has(token.sequence)) bySequence.set(token.sequence, token);
+  for (const token of tokens) {
+    const seen = bySequence.get(token.sequence);
+    if (seen === undefined || excess(token) > excess(seen)) bySequence.set(token.sequence, token);
+  }
   return [...bySequence.values()];
 }
 
