@@ -140,7 +140,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         });
         rewards.push(score.meanReward);
       }
-      capabilities.push({ capability: adapter.capability, seeds: [...evaluation.heldOutSeeds], before: rewards[0]!, after: rewards[1]! });
+      capabilities.push({ capability: adapter.capability, seeds: [...evaluation.heldOutSeeds], before: rewards[0]!, after: rewards[1]!, iterations: adapter.iterations });
       context.log(`  ${adapter.capability}: reward ${rewards[0]!.toFixed(3)} → ${rewards[1]!.toFixed(3)} on ${evaluation.heldOutSeeds.length} held-out seeds`);
     }
 

@@ -10,7 +10,7 @@ test("the evaluation table: pass rates per domain and overall, adapter gains, ro
     ],
     overall: { base: { passed: 1, total: 4 }, trace: { passed: 3, total: 4 } },
     capabilities: [
-      { capability: "tool_calling_precision", seeds: [1000, 1001], before: 0.25, after: 0.5 },
+      { capability: "tool_calling_precision", seeds: [1000, 1001], before: 0.25, after: 0.5, iterations: 14 },
       { capability: "multi_step_completion", seeds: [1000], before: 0.5, after: 0.375 },
     ],
     routing: [
@@ -23,8 +23,8 @@ test("the evaluation table: pass rates per domain and overall, adapter gains, ro
   assert.ok(rows.includes("| airline | 25.0% (1/4) | 75.0% (3/4) |"));
   assert.ok(rows.includes("| retail | - | - |"), "a domain without episodes has no rate");
   assert.ok(rows.includes("| overall (solved / tasks) | 25.0% (1/4) | 75.0% (3/4) |"));
-  assert.ok(rows.includes("| tool_calling_precision | 2 | 0.250 | 0.500 | +0.250 |"));
-  assert.ok(rows.includes("| multi_step_completion | 1 | 0.500 | 0.375 | -0.125 |"));
+  assert.ok(rows.includes("| tool_calling_precision | 14 | 2 | 0.250 | 0.500 | +0.250 |"));
+  assert.ok(rows.includes("| multi_step_completion | - | 1 | 0.500 | 0.375 | -0.125 |"), "results written before iterations were recorded");
   assert.ok(rows.includes("| tool_calling_precision | A | 1 | 25.0% |"));
   assert.ok(rows.includes("| base (none of these) | B | 3 | 75.0% |"));
   assert.ok(!report.includes("kind of task"), "no table of kinds when the target names none");

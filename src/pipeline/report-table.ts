@@ -30,11 +30,11 @@ export function formatReport(name: string, results: EvaluationResults): string {
     for (const deficit of Object.keys(base.byDeficit)) lines.push(`| ${deficit} | ${base.byDeficit[deficit]} | ${trace.byDeficit[deficit] ?? 0} |`);
     lines.push(`| something else | ${base.other} | ${trace.other} |`, `| failed (of episodes) | ${base.failed} of ${base.episodes} | ${trace.failed} of ${trace.episodes} |`, "");
   }
-  lines.push("| capability adapter | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|");
+  lines.push("| capability adapter | GRPO iterations | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|---|");
   for (const capability of results.capabilities) {
-    lines.push(`| ${capability.capability} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);
+    lines.push(`| ${capability.capability} | ${capability.iterations ?? "-"} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);
   }
-  if (results.capabilities.length === 0) lines.push("| (no adapters) | | | | |");
+  if (results.capabilities.length === 0) lines.push("| (no adapters) | | | | | |");
   const routed = results.routing.reduce((sum, entry) => sum + entry.tasks, 0);
   lines.push("", "| routed to | label | tasks | share |", "|---|---|---|---|");
   for (const entry of results.routing) lines.push(`| ${entry.option} | ${entry.label} | ${entry.tasks} | ${routed === 0 ? "-" : `${((100 * entry.tasks) / routed).toFixed(1)}%`} |`);

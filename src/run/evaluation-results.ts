@@ -25,8 +25,8 @@ export interface EvaluationResults {
   }[];
   /** τ² Appendix C: solved / tasks over both domains. */
   overall: { base: PassCount; trace: PassCount };
-  /** Mean reward of the base and of the adapter on each capability environment's held-out seeds. */
-  capabilities: { capability: string; seeds: number[]; before: number; after: number }[];
+  /** Mean reward of the base and of the adapter on each capability environment's held-out seeds; the GRPO iterations the adapter trained (absent in results written before they were recorded). */
+  capabilities: { capability: string; seeds: number[]; before: number; after: number; iterations?: number }[];
   /** Tasks routed to each option (capability, or "base" for "none of these"). */
   routing: { option: string; label: string; tasks: number }[];
   /** Per option, the evaluation tasks routed to it and their episodes passed by the base and by the routed agent. */
