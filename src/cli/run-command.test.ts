@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,4 +99,18 @@ test("trace run: every stage runs and writes its artifacts; a second run resumes
   for (const [name, mtime] of markers) assert.equal(statSync(path.join(runDirectory, "stages", name)).mtimeMs, mtime, name);
   assert.match(second, /# e2e-tiny: TRACE report/);
   process.stdout.write(`# trace run: first ${firstSeconds.toFixed(1)} s, resumed ${secondSeconds.toFixed(1)} s\n`);
+
+  // A method run that fails (here a corrupt result of seed 1's SFT) leaves the others' results and a report that says
+  // what is missing; the command fails with one line naming the run, and a rerun resumes it alone.
+  const sftResult = path.join(runDirectory, "compare", "seed-1", "sft", "result.json");
+  mkdirSync(path.dirname(sftResult), { recursive: true });
+  writeFileSync(sftResult, "{ not json");
+  const failed = await promisify(execFile)(process.execPath, [bin, "compare", runDirectory, "--seeds", "1", "--methods", "base,sft"], { maxBuffer: 1 << 24 }).then(
+    () => assert.fail("trace compare succeeded with a corrupt result"),
+    (error: { code: number; stderr: string }) => error,
+  );
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /^trace: 1 method run\(s\) failed — seed 1 sft: .*result\.json.* — the other 1 are in .*compare\/comparison\.md; run again to resume the failed ones$/m);
+  assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "base", "result.json")), "the base's run of seed 1 finished and was kept");
+  assert.match(readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8"), /^\*\*Incomplete\*\*: seed 1 sft \(/m);
 });

@@ -3,7 +3,8 @@
  * what TRACE spent on the seed, so TRACE trains first; or the most TRACE could spend), each of
  * its snapshots evaluated on the target's evaluation tasks; per method and seed `compare/seed-N/<method>/result.json`
  * (a rerun skips methods with a result, and resumes training and evaluation inside the others), then the tables and
- * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png).
+ * curves of `compare/` (comparison.md, comparison.csv, curves.csv, curves.svg, curves.png) — from the runs that
+ * finished, saying which failed, when some did (`CompareIncompleteError` then).
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
@@ -39,6 +40,40 @@ export class NoCapabilityEnvironmentsError extends TraceError {
   constructor(readonly runDirectory: string) {
     super(`${runDirectory} has no capability environments (environments/index.json is empty or missing): run the pipeline's synthesize stage first`, { category: "data" });
   }
+}
+
+/** A method run (one method on one seed, or every method of a seed) that failed. */
+export interface FailedMethodRun {
+  seed: number;
+  /** The method, or "every method" when the seed failed before its methods ran (its base evaluation). */
+  method: string;
+  /** The first line of the error's message. */
+  message: string;
+}
+
+/**
+ * Some method runs failed while the others finished: the report in `directory` has the finished ones, and a rerun
+ * (`trace run` or `trace compare`) resumes only the failed ones. The category is the first failure's when it is a
+ * project error.
+ */
+export class CompareIncompleteError extends TraceError {
+  override readonly name = "CompareIncompleteError";
+  constructor(
+    readonly failures: readonly FailedMethodRun[],
+    readonly finished: number,
+    readonly directory: string,
+    firstError: unknown,
+  ) {
+    super(
+      `${failures.length} method run(s) failed — ${failures.map((failure) => `seed ${failure.seed} ${failure.method}: ${failure.message}`).join("; ")} — the other ${finished} are in ${directory}/comparison.md; run again to resume the failed ones`,
+      { category: TraceError.isInstance(firstError) ? firstError.category : "internal", cause: firstError },
+    );
+  }
+}
+
+/** The first line of an error's message. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }
 
 function runMethod(method: Exclude<CompareMethod, "base">, setup: CompareSetup): Promise<MethodOutcome> {
@@ -159,13 +194,18 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
         return limit(() => runOne(method, budgetLimit));
       }),
     );
-    for (const outcome of settled) {
-      if (outcome.status === "rejected") throw outcome.reason;
-      results.push(outcome.value);
+    const traceOutcome = settled[options.methods.indexOf("trace")];
+    const traceError: unknown = traceOutcome?.status === "rejected" ? (traceOutcome.reason as unknown) : undefined;
+    for (const [index, outcome] of settled.entries()) {
+      const method = options.methods[index]!;
+      if (outcome.status === "fulfilled") results.push(outcome.value);
+      // A method that waited on TRACE's budget fails with TRACE's error: say so rather than repeat it.
+      else failures.push({ seed, method, message: method !== "trace" && outcome.reason === traceError ? "not run: TRACE failed on this seed" : firstLine(outcome.reason), error: outcome.reason });
     }
     return results;
   };
   const results: MethodSeedRecord[] = [];
+  const failures: (FailedMethodRun & { error: unknown })[] = [];
   try {
     // Seeds in waves of `parallelSeeds`. With more than one, each seed gets a worker process of its own (a tiny model
     // leaves the GPU mostly idle and one worker's engine thread is the bottleneck); otherwise the run's worker serves.
@@ -183,9 +223,9 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
           }
         }),
       );
-      for (const settled of waveResults) {
-        if (settled.status === "rejected") throw settled.reason;
-        results.push(...settled.value);
+      for (const [index, settled] of waveResults.entries()) {
+        if (settled.status === "fulfilled") results.push(...settled.value);
+        else failures.push({ seed: wave[index]!, method: "every method", message: firstLine(settled.reason), error: settled.reason });
       }
     }
   } finally {
@@ -194,5 +234,17 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
   const budgetRule = tracePaced
     ? `what TRACE spent on the seed, in budgeted rollouts (${results.filter((result) => result.method === "trace").map((result) => `seed ${result.seed}: ${result.budget.spent}`).join("; ")}; TRACE itself within its allowance of ${allowance})`
     : `${allowance} budgeted rollouts (TRACE's allowance)`;
-  return writeComparisonReport(root, results, { title: `${config.name}: methods at an equal rollout budget`, budget: allowance, budgetRule });
+  // Nothing finished: the first failure is the whole story. Otherwise the report shows what finished, and says what did not.
+  if (failures.length > 0 && results.length === 0) throw failures[0]!.error;
+  const incomplete = failures.map((failure) => `seed ${failure.seed} ${failure.method} (${failure.message})`);
+  const written = await writeComparisonReport(root, results, { title: `${config.name}: methods at an equal rollout budget`, budget: allowance, budgetRule, ...(incomplete.length > 0 ? { incomplete } : {}) });
+  if (failures.length > 0) {
+    throw new CompareIncompleteError(
+      failures.map(({ seed, method, message }) => ({ seed, method, message })),
+      results.length,
+      root,
+      failures[0]!.error,
+    );
+  }
+  return written;
 }

@@ -35,6 +35,12 @@ describe("renderComparisonMarkdown", () => {
     );
   });
 
+  test("a report with failed method runs says so and which; a complete one does not", () => {
+    assert.doesNotMatch(markdown, /Incomplete/);
+    const partial = renderComparisonMarkdown(HAND_MADE, { ...OPTIONS, incomplete: ["seed 0 mixture (the probe stopped it)", "seed 2 sft (not run: TRACE failed on this seed)"] });
+    assert.match(partial, /^\*\*Incomplete\*\*: seed 0 mixture \(the probe stopped it\); seed 2 sft \(not run: TRACE failed on this seed\) failed; the tables hold the method runs that finished/m);
+  });
+
   test("states the title and the budget", () => {
     assert.ok(markdown.startsWith("# Comparison on τ²-bench\n"));
     assert.match(markdown, /^Budget: 1000 budgeted rollouts /m);

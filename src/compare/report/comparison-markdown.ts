@@ -85,6 +85,9 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     `Budget: ${options.budgetRule ?? `${options.budget} budgeted rollouts`} (training + calibration + selection) per method and seed; evaluation episodes are not counted.` +
       (exceeded.length > 0 ? ` Over budget: ${exceeded.join("; ")}.` : ""),
     "",
+    ...(options.incomplete === undefined || options.incomplete.length === 0
+      ? []
+      : [`**Incomplete**: ${options.incomplete.map(escapeCell).join("; ")} failed; the tables hold the method runs that finished (\`seeds\` says how many per method). Run again to resume the failed ones.`, ""]),
     ...machineLines(results),
     "Cells are evaluation pass rates in percent, mean ± sample standard deviation over seeds; `seeds` is n. " +
       `"overall" pools all domains' episodes of a seed.` +

@@ -54,4 +54,6 @@ export interface ComparisonReportOptions {
   budget: number;
   /** Where each method's limit comes from, for the report's budget line [the same `budget` for every method and seed]. */
   budgetRule?: string;
+  /** Method runs that failed, one phrase each ("seed 0 mixture (why)"): the report says it is incomplete. */
+  incomplete?: readonly string[];
 }
