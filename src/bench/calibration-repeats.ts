@@ -12,7 +12,7 @@ import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
-import { MINI_CAPABILITY_MODULES, MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
+import { practiceModulesNamed } from "../envs/mini/index.js";
 import { nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { calibrateDifficulty } from "../synthesis/calibration/calibrate-module.js";
 import { startWorker } from "../worker/worker-process.js";
@@ -41,8 +41,7 @@ const rules = values.rules.split(",").map((rule) => {
 });
 const seeds = Array.from({ length: Number.parseInt(values.seeds, 10) }, (_, index) => index);
 const samples = Number.parseInt(values.samples, 10);
-const modules = values.modules === undefined ? MINI_CAPABILITY_MODULES : MINI_PRACTICE_MODULES.filter((module) => values.modules?.split(",").includes(module.capability));
-if (modules.length === 0) throw new Error(`--modules names none of ${MINI_PRACTICE_MODULES.map((module) => module.capability).join(", ")}`);
+const modules = practiceModulesNamed(values.modules);
 
 interface Repeat {
   module: string;

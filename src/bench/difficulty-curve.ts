@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
-import { MINI_CAPABILITY_MODULES, MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
+import { practiceModulesNamed } from "../envs/mini/index.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { calibrateModule } from "../synthesis/calibration/calibrate-module.js";
 import { startWorker } from "../worker/worker-process.js";
@@ -31,8 +31,7 @@ const { values } = parseArgs({
     modules: { type: "string" },
   },
 });
-const modules = values.modules === undefined ? MINI_CAPABILITY_MODULES : MINI_PRACTICE_MODULES.filter((module) => values.modules?.split(",").includes(module.capability));
-if (modules.length === 0) throw new Error(`--modules names none of ${MINI_PRACTICE_MODULES.map((module) => module.capability).join(", ")}`);
+const modules = practiceModulesNamed(values.modules);
 const seedCount = Number.parseInt(values.seeds, 10);
 const seedStart = Number.parseInt(values["seed-start"], 10);
 const seeds = Array.from({ length: seedCount }, (_, index) => seedStart + index);

@@ -17,7 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
-import { MINI_PRACTICE_MODULES } from "../envs/mini/index.js";
+import { practiceModulesNamed } from "../envs/mini/index.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
@@ -44,8 +44,7 @@ const { values } = parseArgs({
   },
 });
 const integer = (name: keyof typeof values) => Number.parseInt(String(values[name]), 10);
-const module = MINI_PRACTICE_MODULES.find((candidate) => candidate.capability === values.module);
-if (module === undefined) throw new Error(`--module names none of ${MINI_PRACTICE_MODULES.map((candidate) => candidate.capability).join(", ")}`);
+const module = practiceModulesNamed(values.module)[0]!;
 const runner = atDifficulty(nativeModuleRunner(module), integer("level"));
 const probeSeeds = Array.from({ length: integer("probes") }, (_, index) => index);
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-probe-noise-"));
@@ -127,6 +126,7 @@ for (const reading of readings) {
   const tokens = reading.probes.flat();
   const differences = tokens.map((token) => token.difference).sort((a, b) => a - b);
   const beyond = tokens.filter(isBeyondTolerance).length;
+  const distinct = distinctReadings(tokens);
   const failing = reading.probes.filter((probe) => probe.some(isBeyondTolerance)).length;
   // The probe's rule (LogprobProbeOptions defaults): consecutive sets of 8 probes, a mismatch at 2 distinct readings beyond.
   const sets = Array.from({ length: Math.floor(reading.probes.length / SET) }, (_, set) => reading.probes.slice(set * SET, (set + 1) * SET).flat());
@@ -134,11 +134,11 @@ for (const reading of readings) {
   rows.push([
     String(reading.step),
     reading.way,
-    `${tokens.length} (${distinctReadings(tokens).length})`,
+    `${tokens.length} (${distinct.length})`,
     (differences.at(-1) ?? Number.NaN).toFixed(3),
     quantile(differences, 0.99).toFixed(3),
     quantile(differences, 0.5).toFixed(4),
-    `${beyond} (${distinctReadings(tokens).filter(isBeyondTolerance).length})`,
+    `${beyond} (${distinct.filter(isBeyondTolerance).length})`,
     `${failing} of ${reading.probes.length}`,
     `${sets.filter((set) => set.filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     `${sets.filter((set) => distinctReadings(set).filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,

@@ -120,6 +120,11 @@ export function isBeyondTolerance(token: ProbeToken): boolean {
   return Number.isNaN(token.difference) || token.difference > token.allowed;
 }
 
+/** How far a token lies beyond its tolerance (negative within it; infinite when the trainer did not score it). */
+function excessOverTolerance(token: ProbeToken): number {
+  return Number.isNaN(token.difference) ? Number.POSITIVE_INFINITY : token.difference - token.allowed;
+}
+
 /**
  * The distinct readings among `tokens`: one per `sequence` (of several, the one furthest beyond its tolerance; an
  * unscored one first). Completions sampled at temperature 1 often share their first tokens, and a position read by
@@ -127,11 +132,10 @@ export function isBeyondTolerance(token: ProbeToken): boolean {
  * rounding slip into several.
  */
 export function distinctReadings(tokens: readonly ProbeToken[]): ProbeToken[] {
-  const excess = (token: ProbeToken) => (Number.isNaN(token.difference) ? Number.POSITIVE_INFINITY : token.difference - token.allowed);
   const bySequence = new Map<string, ProbeToken>();
   for (const token of tokens) {
     const seen = bySequence.get(token.sequence);
-    if (seen === undefined || excess(token) > excess(seen)) bySequence.set(token.sequence, token);
+    if (seen === undefined || excessOverTolerance(token) > excessOverTolerance(seen)) bySequence.set(token.sequence, token);
   }
   return [...bySequence.values()];
 }
@@ -141,7 +145,7 @@ export function worstProbeToken(tokens: readonly ProbeToken[]): ProbeToken | und
   let worst: { token: ProbeToken; excess: number } | undefined;
   for (const token of tokens) {
     if (!isBeyondTolerance(token)) continue;
-    const excess = Number.isNaN(token.difference) ? Number.POSITIVE_INFINITY : token.difference - token.allowed;
+    const excess = excessOverTolerance(token);
     if (worst === undefined || excess > worst.excess) worst = { token, excess };
   }
   return worst?.token;

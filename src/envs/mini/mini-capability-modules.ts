@@ -90,6 +90,18 @@ export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
 ];
 
+/**
+ * The practice modules a benchmark's `--modules` option names (comma-separated capabilities, variants included), or
+ * the three of the configurations when it names none; throws naming the known ones when it names none of them.
+ */
+export function practiceModulesNamed(names: string | undefined): readonly CapabilityModule[] {
+  if (names === undefined) return MINI_CAPABILITY_MODULES;
+  const wanted = names.split(",");
+  const modules = MINI_PRACTICE_MODULES.filter((module) => wanted.includes(module.capability));
+  if (modules.length === 0) throw new Error(`${JSON.stringify(names)} names none of ${MINI_PRACTICE_MODULES.map((module) => module.capability).join(", ")}`);
+  return modules;
+}
+
 /** The target world (all three families, target wording and ids). */
 export const MINI_TARGET_MODULE: CapabilityModule = miniService;
 
