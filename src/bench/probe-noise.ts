@@ -3,10 +3,11 @@
  * how far the sampler's and the trainer's logprobs drift apart while GRPO trains an adapter, against how far apart a
  * stale adapter puts them — the evidence for the sync probe's tolerance (`src/training/logprob-probe.ts`). GRPO
  * (`runGrpo`, the pipeline's GRPO-size settings) trains one adapter on a TRACE-mini practice world against a real
- * worker; after every sync `--probes` probes (seeds 0…, the pipeline's probe: 8 tokens of "Say hello." at temperature
- * 1) are read in four ways: the worker sampling the trainer's adapter, all probes at once (batched) and one at a time;
- * a saved and loaded copy of the adapter (the separate-sampler path, in sync); and the copy saved one iteration
- * earlier (a stale sampler). One markdown table per step and way: the largest and the 99th-percentile |difference|,
+ * worker; after every sync `--probes` probes (seeds 0…, the pipeline's probe: 8 tokens at temperature 1) are read in
+ * four ways: the worker sampling the trainer's adapter, all probes at once (batched) and one at a time; a saved and
+ * loaded copy of the adapter (the separate-sampler path, in sync); and the copy saved one iteration earlier (a stale
+ * sampler) — each on two prompts side by side: "Say hello." (the probe's default) and the prefixes of the step's own
+ * rollouts that GRPO hands the probe (`probeConversations`). One markdown table row per step, way and prompt: the largest and the 99th-percentile |difference|,
  * the tokens beyond the default tolerance, the probes with at least one (the rule before the twelfth session: one
  * probe, one token), and the sets of 8 probes with at least two, counted per probe (the twelfth session's rule) and
  * as distinct readings (the probe's rule since the thirteenth). `--out` writes every token as a JSON line.
@@ -22,7 +23,7 @@ import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import type { AdapterSync } from "../training/adapter-sync.js";
-import { distinctReadings, isBeyondTolerance, measureProbe, worstProbeToken, type ProbeToken } from "../training/logprob-probe.js";
+import { DEFAULT_PROBE_CONVERSATION, distinctReadings, isBeyondTolerance, measureProbe, worstProbeToken, type ProbeConversation, type ProbeToken } from "../training/logprob-probe.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { startWorker } from "../worker/worker-process.js";
 
@@ -52,6 +53,7 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-probe-noise-"));
 interface Reading {
   step: number;
   way: string;
+  prompt: string;
   probes: ProbeToken[][];
 }
 const readings: Reading[] = [];
@@ -61,31 +63,35 @@ try {
   const trainer = worker.trainerClient();
   const chat = createChatClient({ baseUrl: worker.baseUrl, model: "base", maxRetries: 1, maxConcurrency: 128, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
   const adapter = "probe-noise";
-  const batched = (model: string) => measureProbe({ chat, trainer, adapter, model, probes: probeSeeds.length });
-  const oneAtATime = async (model: string) => {
+  const batched = (model: string, conversations: readonly ProbeConversation[]) => measureProbe({ chat, trainer, adapter, model, conversations, probes: probeSeeds.length });
+  const oneAtATime = async (model: string, conversations: readonly ProbeConversation[]) => {
     const probes: ProbeToken[][] = [];
-    for (const seed of probeSeeds) probes.push(...(await measureProbe({ chat, trainer, adapter, model, seed, probes: 1 })));
+    for (const seed of probeSeeds) probes.push(...(await measureProbe({ chat, trainer, adapter, model, conversations, seed, probes: 1 })));
     return probes;
   };
   let previousCopy: string | undefined;
   const sync: AdapterSync = {
-    async sync(step) {
+    async sync(step, rollouts) {
       const started = performance.now();
-      const live = await batched(adapter);
-      readings.push({ step, way: "worker samples the adapter, probes batched", probes: live });
-      readings.push({ step, way: "worker samples the adapter, one at a time", probes: await oneAtATime(adapter) });
+      // The initial sync has no rollouts yet: only "Say hello." is read there.
+      const prompts: [string, readonly ProbeConversation[]][] = [["Say hello.", [DEFAULT_PROBE_CONVERSATION]]];
+      if (rollouts !== undefined && rollouts.length > 0) prompts.push([`the step's rollouts (${rollouts.length})`, rollouts]);
       const copy = `${adapter}-v${step}`;
       const copyPath = path.join(scratch, copy);
       await trainer.saveAdapter({ adapter, path: copyPath });
       await trainer.loadLoraAdapter({ loraName: copy, loraPath: copyPath });
-      readings.push({ step, way: "a loaded copy, in sync", probes: await batched(copy) });
-      if (previousCopy !== undefined) {
-        readings.push({ step, way: "the copy of the step before (stale)", probes: await batched(previousCopy) });
-        await trainer.unloadLoraAdapter({ loraName: previousCopy });
+      let largest = 0;
+      for (const [prompt, conversations] of prompts) {
+        const live = await batched(adapter, conversations);
+        largest = live.flat().reduce((most, token) => Math.max(most, token.difference), largest);
+        readings.push({ step, prompt, way: "worker samples the adapter, probes batched", probes: live });
+        readings.push({ step, prompt, way: "worker samples the adapter, one at a time", probes: await oneAtATime(adapter, conversations) });
+        readings.push({ step, prompt, way: "a loaded copy, in sync", probes: await batched(copy, conversations) });
+        if (previousCopy !== undefined) readings.push({ step, prompt, way: "the copy of the step before (stale)", probes: await batched(previousCopy, conversations) });
       }
+      if (previousCopy !== undefined) await trainer.unloadLoraAdapter({ loraName: previousCopy });
       previousCopy = copy;
       console.error(`step ${step}: probes read in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-      const largest = live.flat().reduce((most, token) => Math.max(most, token.difference), 0);
       return { model: adapter, probeDifference: largest };
     },
   };
@@ -120,7 +126,7 @@ try {
 const quantile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
 const SET = 8;
 const rows: string[][] = [
-  ["step", "way", "tokens (distinct)", "max |difference|", "99th percentile", "median", "tokens beyond tolerance (distinct)", "probes with one", `sets of ${SET} probes with ≥ 2, counted per probe`, `… ≥ 2 distinct (the rule)`, "worst (difference at logprob)"],
+  ["step", "prompt", "way", "tokens (distinct)", "max |difference|", "99th percentile", "median", "tokens beyond tolerance (distinct)", "probes with one", `sets of ${SET} probes with ≥ 2, counted per probe`, `… ≥ 2 distinct (the rule)`, "worst (difference at logprob)"],
 ];
 for (const reading of readings) {
   const tokens = reading.probes.flat();
@@ -133,6 +139,7 @@ for (const reading of readings) {
   const worst = worstProbeToken(tokens);
   rows.push([
     String(reading.step),
+    reading.prompt,
     reading.way,
     `${tokens.length} (${distinct.length})`,
     (differences.at(-1) ?? Number.NaN).toFixed(3),
@@ -144,7 +151,28 @@ for (const reading of readings) {
     `${sets.filter((set) => distinctReadings(set).filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
     worst === undefined ? "-" : `${worst.difference.toFixed(3)} at ${worst.trainerLogprob.toFixed(2)} (allowed ${worst.allowed.toFixed(3)})`,
   ]);
-  if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, way: reading.way, seed, tokens: probe }) + "\n");
+  if (values.out !== undefined) for (const [seed, probe] of reading.probes.entries()) appendFileSync(values.out, JSON.stringify({ step: reading.step, prompt: reading.prompt, way: reading.way, seed, tokens: probe }) + "\n");
 }
 console.log(`\nGRPO on ${module.capability} level ${values.level} from ${values.model}; ${probeSeeds.length} probes per way after each sync\n`);
-console.log(markdownTable(rows, { align: ["r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"] }));
+console.log(markdownTable(rows, { align: ["r", "l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"] }));
+
+// The summary, over the steps after a training step (where both prompts are read): per prompt and way, side by side.
+const summary: string[][] = [["prompt", "way", "tokens (distinct)", "beyond tolerance (distinct)", "sets of 8 with ≥ 2 distinct (the rule)", "max |difference|"]];
+const keys = [...new Set(readings.filter((reading) => reading.step > 0).map((reading) => `${reading.prompt}\u0000${reading.way}`))];
+for (const key of keys) {
+  const [prompt, way] = key.split("\u0000") as [string, string];
+  const group = readings.filter((reading) => reading.step > 0 && reading.prompt === prompt && reading.way === way);
+  const tokens = group.flatMap((reading) => reading.probes.flat());
+  const distinct = group.flatMap((reading) => distinctReadings(reading.probes.flat()));
+  const sets = group.flatMap((reading) => Array.from({ length: Math.floor(reading.probes.length / SET) }, (_, set) => reading.probes.slice(set * SET, (set + 1) * SET).flat()));
+  summary.push([
+    prompt.startsWith("the step's") ? "the step's rollouts" : prompt,
+    way,
+    `${tokens.length} (${distinct.length})`,
+    `${tokens.filter(isBeyondTolerance).length} (${distinct.filter(isBeyondTolerance).length})`,
+    `${sets.filter((set) => distinctReadings(set).filter(isBeyondTolerance).length >= 2).length} of ${sets.length}`,
+    tokens.reduce((most, token) => Math.max(most, token.difference), 0).toFixed(3),
+  ]);
+}
+console.log(`\nSummary over steps 1–${values.iterations} (GRPO on ${module.capability} level ${values.level})\n`);
+console.log(markdownTable(summary, { align: ["l", "l", "r", "r", "r", "r"] }));

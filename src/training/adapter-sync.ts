@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { TrainerClient } from "../worker/trainer-client.js";
-import { probeLogprobs, type LogprobProbeOptions } from "./logprob-probe.js";
+import { probeLogprobs, type LogprobProbeOptions, type ProbeConversation } from "./logprob-probe.js";
 
 /** The result of a sync: the name to sample, and the probe's max logprob difference (null when not probed). */
 export interface SyncedAdapter {
@@ -15,8 +15,11 @@ export interface SyncedAdapter {
 
 /** Makes the trainer's current adapter weights sampleable. */
 export interface AdapterSync {
-  /** Called once before the first rollouts and after every optimizer step, with the adapter's step count. */
-  sync(step: number): Promise<SyncedAdapter>;
+  /**
+   * Called once before the first rollouts and after every optimizer step, with the adapter's step count and, after a
+   * step, conversations for the probe to continue (prefixes of the rollouts the step trained on).
+   */
+  sync(step: number, probeConversations?: readonly ProbeConversation[]): Promise<SyncedAdapter>;
 }
 
 /** A separate sampler that loads PEFT adapters by name (vLLM with `--enable-lora`, or another worker). */
@@ -31,7 +34,7 @@ export interface AdapterSyncOptions {
   adapter: string;
   /** A separate sampler, and where versions are saved (a path both can read); absent: the worker samples the adapter. */
   sampler?: { client: LoraSampler; directory: string };
-  /** The check after every sync; false skips it. */
+  /** The check after every sync; false skips it. Conversations given to `sync` replace the probe's own. */
   probe: LogprobProbeOptions | false;
 }
 
@@ -44,10 +47,11 @@ function versionedAdapterName(adapter: string, step: number): string {
 export function createAdapterSync(options: AdapterSyncOptions): AdapterSync {
   const { trainer, adapter, sampler, probe } = options;
   let loaded: string | undefined;
-  const check = async (model: string) => (probe === false ? null : probeLogprobs({ ...probe, trainer, adapter, model }));
+  const check = async (model: string, conversations: readonly ProbeConversation[] | undefined) =>
+    probe === false ? null : probeLogprobs({ ...probe, ...(conversations === undefined || conversations.length === 0 ? {} : { conversations }), trainer, adapter, model });
   return {
-    async sync(step) {
-      if (sampler === undefined) return { model: adapter, probeDifference: await check(adapter) };
+    async sync(step, conversations) {
+      if (sampler === undefined) return { model: adapter, probeDifference: await check(adapter, conversations) };
       const model = versionedAdapterName(adapter, step);
       if (model !== loaded) {
         const loraPath = path.join(sampler.directory, model);
@@ -57,7 +61,7 @@ export function createAdapterSync(options: AdapterSyncOptions): AdapterSync {
         if (loaded !== undefined) await sampler.client.unloadLoraAdapter({ loraName: loaded });
         loaded = model;
       }
-      return { model, probeDifference: await check(model) };
+      return { model, probeDifference: await check(model, conversations) };
     },
   };
 }

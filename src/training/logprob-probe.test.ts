@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ChatClient } from "../models/chat-client.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
-import { defaultProbeRelativeTolerance, defaultProbeTolerance, probeLogprobs } from "./logprob-probe.js";
+import type { ChatRequest } from "../models/chat-types.js";
+import type { ToolSpec } from "../spec/tool-spec.js";
+import { defaultProbeRelativeTolerance, defaultProbeTolerance, probeConversations, probeLogprobs, type ProbeConversation } from "./logprob-probe.js";
 import { SamplerLogprobMismatchError } from "./sampler-logprob-mismatch-error.js";
 
 test("the probe's default tolerance follows the trainer's dtype", () => {
@@ -84,4 +86,58 @@ test("a token several probes sampled after the same prefix is one reading, count
     assert.deepEqual(error.count, { beyond: 2, tokens: 3 });
     return true;
   });
+});
+
+test("probes continue the given conversations in turn; the same tokens after two conversations are two readings", async () => {
+  const tool: ToolSpec = { type: "function", function: { name: "lookup", description: "lookup", parameters: { type: "object", properties: {} } } };
+  const conversations: ProbeConversation[] = [{ messages: [{ role: "user", content: "first" }], tools: [tool] }, { messages: [{ role: "user", content: "second" }] }];
+  const requests: ChatRequest[] = [];
+  // Every probe samples tokens 7, 8; the sampler reads the first one 0.2 off the trainer's −0.1.
+  const chat = {
+    complete: (request: ChatRequest) => {
+      requests.push(request);
+      return Promise.resolve({ message: { role: "assistant", content: "x", tokens: { promptTokenIds: [1, 2], completionTokenIds: [7, 8], completionLogprobs: [-0.3, -1] } }, usage: { promptTokens: 2, completionTokens: 2 } });
+    },
+  } as unknown as ChatClient;
+  const trainer = {
+    health: () => Promise.resolve({ dtype: "bfloat16" }),
+    forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map(() => [0, -0.1, -1])),
+  } as unknown as TrainerClient;
+  // Four probes from seed 1: conversations 1, 0, 1, 0; one position off in each conversation — two distinct readings, a mismatch.
+  await assert.rejects(probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", conversations, probes: 4, seed: 1 }), (error: unknown) => {
+    assert.ok(error instanceof SamplerLogprobMismatchError);
+    assert.deepEqual(error.count, { beyond: 2, tokens: 4 });
+    return true;
+  });
+  assert.deepEqual(requests.map((request) => [request.seed, request.messages[0]!.content, request.tools?.length ?? 0]), [[1, "second", 0], [2, "first", 1], [3, "second", 0], [4, "first", 1]]);
+  // One conversation: the same position read by every probe is one reading — passed.
+  assert.ok(Math.abs((await probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", conversations: [conversations[0]!], probes: 4 })) - 0.2) < 1e-12);
+  // No conversations: the default "Say hello.", without tools.
+  requests.length = 0;
+  await probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", conversations: [], probes: 1 });
+  assert.deepEqual(requests[0]!.messages, [{ role: "user", content: "Say hello." }]);
+  assert.equal(requests[0]!.tools, undefined);
+});
+
+test("probe conversations: the system prompt, then an episode's messages before one of its assistant turns, in turn", () => {
+  const tools: ToolSpec[] = [{ type: "function", function: { name: "lookup", description: "lookup", parameters: { type: "object", properties: {} } } }];
+  const episode = {
+    systemPrompt: "policy",
+    tools,
+    messages: [
+      { role: "user" as const, content: "cancel #W1" },
+      { role: "assistant" as const, content: null, tool_calls: [{ id: "c1", type: "function" as const, function: { name: "lookup", arguments: "{}" } }] },
+      { role: "tool" as const, tool_call_id: "c1", content: "pending" },
+      { role: "assistant" as const, content: "Done." },
+    ],
+  };
+  const roles = (conversation: ProbeConversation) => conversation.messages.map((message) => message.role).join(" ");
+  const conversations = probeConversations([episode, { systemPrompt: "policy", messages: [{ role: "user", content: "no reply" }] }, episode, episode], 2);
+  // The episode without an assistant turn gives none; at most 2; the second conversation cuts before the second turn.
+  assert.deepEqual(conversations.map(roles), ["system user", "system user assistant tool"]);
+  assert.deepEqual(conversations[0]!.messages[0], { role: "system", content: "policy" });
+  assert.deepEqual(conversations[0]!.tools, tools);
+  assert.deepEqual(probeConversations([episode], 8).map(roles), ["system user"]);
+  const withoutTools = probeConversations([{ systemPrompt: "policy", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] }], 8);
+  assert.deepEqual(withoutTools, [{ messages: [{ role: "system", content: "policy" }, { role: "user", content: "hi" }] }]);
 });

@@ -4,6 +4,7 @@
  * than their tolerance (or the trainer scores a token not at all).
  */
 import type { ChatClient } from "../models/chat-client.js";
+import type { ToolSpec } from "../spec/tool-spec.js";
 import type { Message } from "../spec/message.js";
 import { completionDatum } from "../worker/completion-datum.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
@@ -13,8 +14,12 @@ import { SampledTokensMismatchError } from "./sampled-tokens-mismatch-error.js";
 export interface LogprobProbeOptions {
   /** The sampler's chat client. */
   chat: ChatClient;
-  /** Probe conversation [one short user message]. */
-  messages?: Message[];
+  /**
+   * What the probes continue, one per probe in turn (probe i reads conversation i mod n) [one short user message,
+   * "Say hello."]. GRPO passes prefixes of the iteration's own rollouts (`probeConversations`): there the adapter's
+   * update moved the logprobs most, so a stale sampler stands out more than on an unrelated prompt.
+   */
+  conversations?: readonly ProbeConversation[];
   /** Completion tokens sampled [8]. */
   maxTokens?: number;
   /** Largest allowed |sampler − trainer| logprob at a logprob of 0 [by the trainer's dtype: 1e-3 in float32, 0.1 in bf16 / fp16]. */
@@ -55,13 +60,38 @@ export function defaultProbeRelativeTolerance(dtype: string): number {
   return dtype === "float32" || dtype === "float64" ? 0 : 2e-2;
 }
 
-const DEFAULT_PROBE_MESSAGES: Message[] = [{ role: "user", content: "Say hello." }];
+/** A conversation the probe samples a continuation of: its messages (the system prompt first, if any) and tools. */
+export interface ProbeConversation {
+  messages: Message[];
+  tools?: ToolSpec[];
+}
+
+/** The probe's conversation when none is given: one short user message, no tools. */
+export const DEFAULT_PROBE_CONVERSATION: ProbeConversation = { messages: [{ role: "user", content: "Say hello." }] };
+
+/**
+ * Probe conversations from sampled episodes (each: its messages without the system prompt, as rollouts store them):
+ * the system prompt, then episode j's messages before one of its assistant turns (turn j mod its assistant turns, so
+ * the probes read the decisions of several steps), with its tools. At most `count`, in the episodes' order; an
+ * episode without an assistant turn gives none.
+ */
+export function probeConversations(episodes: readonly { systemPrompt: string; messages: readonly Message[]; tools?: ToolSpec[] }[], count: number): ProbeConversation[] {
+  const conversations: ProbeConversation[] = [];
+  for (const episode of episodes) {
+    if (conversations.length >= count) break;
+    const turns = episode.messages.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
+    if (turns.length === 0) continue;
+    const cut = turns[conversations.length % turns.length]!;
+    conversations.push({ messages: [{ role: "system", content: episode.systemPrompt }, ...episode.messages.slice(0, cut)], ...(episode.tools === undefined ? {} : { tools: episode.tools }) });
+  }
+  return conversations;
+}
 
 /** One completion token of a probe: the sampler's logprob, the trainer's, and the tolerance at it. */
 export interface ProbeToken {
   /**
-   * The completion's token ids up to and including this one, comma-joined: two probes that sample the same tokens
-   * after the same prefix read the same position twice (one reading, not two independent ones).
+   * The probe's conversation (its index) and the completion's token ids up to and including this one: two probes that
+   * sample the same tokens after the same prefix read the same position twice (one reading, not two independent ones).
    */
   sequence: string;
   samplerLogprob: number;
@@ -76,19 +106,23 @@ export interface ProbeToken {
 type ProbeTarget = LogprobProbeOptions & { trainer: TrainerClient; adapter: string; model: string };
 
 /**
- * Samples `probes` completions from `model` (seeds `seed`, `seed` + 1, …, all at once) and scores their tokens with
- * one `forward` on the trainer's `adapter`; every token's reading, one list per completion.
+ * Samples `probes` completions from `model` (seeds `seed`, `seed` + 1, …, all at once; seed s continues conversation
+ * s mod n) and scores their tokens with one `forward` on the trainer's `adapter`; every token's reading, one list per
+ * completion.
  */
 export async function measureProbe(options: ProbeTarget): Promise<ProbeToken[][]> {
   const dtype = options.tolerance === undefined || options.relativeTolerance === undefined ? (await options.trainer.health()).dtype : "";
   const tolerance = options.tolerance ?? defaultProbeTolerance(dtype);
   const relativeTolerance = options.relativeTolerance ?? defaultProbeRelativeTolerance(dtype);
   const firstSeed = options.seed ?? 0;
+  const conversations = options.conversations === undefined || options.conversations.length === 0 ? [DEFAULT_PROBE_CONVERSATION] : options.conversations;
+  const conversationOf = (index: number) => (firstSeed + index) % conversations.length;
   const completions = await Promise.all(
     Array.from({ length: options.probes ?? 8 }, (_, index) =>
       options.chat.complete({
         model: options.model,
-        messages: options.messages ?? DEFAULT_PROBE_MESSAGES,
+        messages: conversations[conversationOf(index)]!.messages,
+        ...(conversations[conversationOf(index)]!.tools === undefined ? {} : { tools: conversations[conversationOf(index)]!.tools! }),
         maxTokens: options.maxTokens ?? 8,
         temperature: 1,
         seed: firstSeed + index,
@@ -97,19 +131,19 @@ export async function measureProbe(options: ProbeTarget): Promise<ProbeToken[][]
       }),
     ),
   );
-  const sampled = completions.map((completion) => {
+  const sampled = completions.map((completion, index) => {
     const tokens = completion.message.tokens;
     if (tokens === undefined) throw new TypeError(`the sampler returned no token ids for model ${options.model} (it must serve returnTokenIds and logprobs)`);
     if (tokens.completionLogprobs.length !== tokens.completionTokenIds.length) throw new SampledTokensMismatchError(tokens, "logprobs not one per completion token");
-    return tokens;
+    return { tokens, conversation: conversationOf(index) };
   });
-  const scored = sampled.filter((tokens) => tokens.completionTokenIds.length > 0);
-  const trainerLogprobs = scored.length === 0 ? [] : await options.trainer.forward({ adapter: options.adapter, datums: scored.map((tokens) => completionDatum(tokens, 0)) });
-  return scored.map((tokens, probe) => {
+  const scored = sampled.filter(({ tokens }) => tokens.completionTokenIds.length > 0);
+  const trainerLogprobs = scored.length === 0 ? [] : await options.trainer.forward({ adapter: options.adapter, datums: scored.map(({ tokens }) => completionDatum(tokens, 0)) });
+  return scored.map(({ tokens, conversation }, probe) => {
     const offset = tokens.promptTokenIds.length - 1;
     return tokens.completionLogprobs.map((samplerLogprob, index) => {
       const trainerLogprob = trainerLogprobs[probe]?.[offset + index] ?? Number.NaN;
-      const sequence = tokens.completionTokenIds.slice(0, index + 1).join(",");
+      const sequence = `${conversation}:${tokens.completionTokenIds.slice(0, index + 1).join(",")}`;
       return { sequence, samplerLogprob, trainerLogprob, difference: Math.abs(samplerLogprob - trainerLogprob), allowed: tolerance + relativeTolerance * Math.abs(trainerLogprob) };
     });
   });

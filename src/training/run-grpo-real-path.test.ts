@@ -162,6 +162,12 @@ test("adapter sync with a vLLM-style sampler loads versioned names, unloads stal
   // The trainer moves on but the sampler keeps version 2: the probe sees the difference.
   await step();
   await assert.rejects(sync.sync(2), (error: unknown) => error instanceof SamplerLogprobMismatchError && error.model === `${adapter}-v2` && error.maxDifference > 1e-3);
+  // The same on a practice world's conversation with its tools (what GRPO hands the probe after a step), and in sync again at step 3.
+  const task = moduleEnvironment.task("seed-0");
+  const conversation = { messages: [{ role: "system" as const, content: moduleEnvironment.systemPrompt(task) }, { role: "user" as const, content: moduleEnvironment.instance(task).request }], tools: [...moduleEnvironment.tools(task)] };
+  await assert.rejects(sync.sync(2, [conversation]), (error: unknown) => error instanceof SamplerLogprobMismatchError && error.model === `${adapter}-v2`);
+  const third = await sync.sync(3, [conversation]);
+  assert.ok(third.model === `${adapter}-v3` && third.probeDifference !== null && third.probeDifference <= 1e-3, `probe difference ${third.probeDifference}`);
 });
 
 test("the training context through the worker's template: an unchanged context re-renders to the sampled prompt, a hinted rollout's to the plain one", { timeout: 60_000 }, async () => {

@@ -19,6 +19,7 @@ import type { Datum } from "../worker/trainer-types.js";
 import type { GrpoMechanismsInput } from "./grpo-mechanisms.js";
 import { TRUNCATION_MARK } from "./grpo-turns.js";
 import type { GrpoIterationMetrics } from "./grpo-types.js";
+import type { ProbeConversation } from "./logprob-probe.js";
 import { runGrpo } from "./run-grpo.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-run-grpo-"));
@@ -98,6 +99,7 @@ function recordingTrainer() {
 async function run(name: string, options: { hint: boolean; mechanisms: GrpoMechanismsInput; samples?: number; episodesAllowed?: () => number }) {
   const recorded = recordingTrainer();
   const history: GrpoIterationMetrics[] = [];
+  const syncs: { step: number; conversations: readonly ProbeConversation[] | undefined }[] = [];
   await runGrpo({
     environment: environment(options.hint),
     makeUser: () => {
@@ -107,7 +109,12 @@ async function run(name: string, options: { hint: boolean; mechanisms: GrpoMecha
     capability: name,
     trainer: recorded.trainer,
     sampler: policy,
-    sync: { sync: () => Promise.resolve({ model: "policy", probeDifference: null }) },
+    sync: {
+      sync: (step, conversations) => {
+        syncs.push({ step, conversations });
+        return Promise.resolve({ model: "policy", probeDifference: null });
+      },
+    },
     adaptersDirectory: scratch,
     iterations: 1,
     groups: 2,
@@ -116,7 +123,7 @@ async function run(name: string, options: { hint: boolean; mechanisms: GrpoMecha
     onIteration: (metrics) => history.push(metrics),
     ...(options.episodesAllowed === undefined ? {} : { episodesAllowed: options.episodesAllowed }),
   });
-  return { ...recorded, metrics: history[0]! };
+  return { ...recorded, metrics: history[0]!, syncs };
 }
 
 const decode = (tokens: readonly number[]) => tokens.map((token) => (token >= 100 ? String.fromCodePoint(token - 100) : `<${token}>`)).join("");
@@ -180,4 +187,18 @@ test("information-only turns (lookup) carry no loss unless last; earlier long to
   assert.equal(truncated.length, 2);
   const full = datums.filter((datum) => decode(datum.tokens).includes(RESULT));
   assert.ok(full.length >= 6, "the plain episodes' contexts keep the lookup result of their last turn in full");
+});
+
+test("the sync after a step hands the probe prefixes of the step's plain rollouts, with the system prompt and tools", async () => {
+  const { syncs } = await run("probe-conversations", { hint: true, mechanisms: { hints: { share: 0.25 }, dynamicSampling: { extraRounds: 0 }, dropInformationTurns: false, toolResultTruncation: { enabled: false } } });
+  // The initial sync has no rollouts; the one after the step gets the 6 plain episodes of the 2 kept groups (member 0 of each is hinted).
+  assert.deepEqual(syncs.map((sync) => [sync.step, sync.conversations?.length]), [[0, undefined], [1, 6]]);
+  const conversations = syncs[1]!.conversations!;
+  for (const conversation of conversations) {
+    assert.deepEqual(conversation.messages[0], { role: "system", content: SYSTEM });
+    assert.deepEqual(conversation.tools, tools);
+    assert.ok(!JSON.stringify(conversation).includes("expert_guidance"), "no probe conversation carries the hint");
+  }
+  // Conversation j stops before assistant turn j mod 2 of its episode: the opening, then after the lookup's result.
+  assert.deepEqual(conversations.map((conversation) => conversation.messages.map((message) => message.role).join(" ")), ["system user", "system user assistant tool", "system user", "system user assistant tool", "system user", "system user assistant tool"]);
 });

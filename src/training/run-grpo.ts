@@ -15,6 +15,7 @@ import { runEpisode, type EpisodeResult } from "../rollout/agent-loop.js";
 import type { Message } from "../spec/message.js";
 import type { Task } from "../spec/task.js";
 import { createAdapterSync } from "./adapter-sync.js";
+import { probeConversations } from "./logprob-probe.js";
 import { batchDatums, filterGroups, sequencesOfTurns, withTrainerLogprobs, type KeptGroup, type TrainingSequence } from "./grpo-data.js";
 import { readCheckpoint, writeCheckpoint, type GrpoCheckpoint } from "./grpo-checkpoint.js";
 import { wantsAnotherRound } from "./grpo-dynamic-sampling.js";
@@ -26,6 +27,9 @@ import { trainingTurns } from "./grpo-turns.js";
 import type { GrpoIterationMetrics, RolloutRetention, RunGrpoOptions, RunGrpoResult } from "./grpo-types.js";
 import type { TrajectoryStore } from "../store/trajectory-store.js";
 import { positiveInteger } from "../rollout/positive-integer.js";
+
+/** How many of an iteration's episodes the sync probe continues (one per probe of its default 8). */
+const PROBE_CONVERSATIONS = 8;
 
 /** A client that samples `model` whatever the request says. */
 function samplingModel(client: ChatClient, model: string): ChatClient {
@@ -243,7 +247,13 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums, returnLogprobs: false });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });
-      synced = await sync.sync(iteration);
+      // The probe continues prefixes of the episodes this step trained on (one member of each kept group, in turn).
+      const trainedOn = Array.from({ length: samples }, (_, member) => kept.flatMap(({ group }) => {
+        const { task, systemPrompt, episodes: members } = sampled[group]!;
+        const episode = members[member];
+        return episode === undefined || episode.hinted ? [] : [{ systemPrompt, messages: episode.messages, tools: [...environment.tools(task)] }];
+      })).flat();
+      synced = await sync.sync(iteration, probeConversations(trainedOn, PROBE_CONVERSATIONS));
       metrics.probeLogprobDifference = synced.probeDifference;
     }
     if (iteration % checkpointEvery === 0 || iteration === iterations) checkpoint = await writeCheckpoint(trainer, adapter, directory, iteration);
