@@ -17,7 +17,10 @@ export interface SyncedAdapter {
 export interface AdapterSync {
   /**
    * Called once before the first rollouts and after every optimizer step, with the adapter's step count and, after a
-   * step, conversations for the probe to continue (prefixes of the rollouts the step trained on).
+   * step, prefixes of the rollouts the step trained on (`probeConversations`) for a sync that probes on them.
+   * `createAdapterSync` does not: its probe reads its own conversation ("Say hello."), which caught a stale sampler
+   * more often and never fired in sync, where the rollouts' long prompts, batched, did (`npm run bench:probe`;
+   * docs/environments-and-training.md).
    */
   sync(step: number, probeConversations?: readonly ProbeConversation[]): Promise<SyncedAdapter>;
 }
@@ -34,7 +37,7 @@ export interface AdapterSyncOptions {
   adapter: string;
   /** A separate sampler, and where versions are saved (a path both can read); absent: the worker samples the adapter. */
   sampler?: { client: LoraSampler; directory: string };
-  /** The check after every sync; false skips it. Conversations given to `sync` replace the probe's own. */
+  /** The check after every sync; false skips it. */
   probe: LogprobProbeOptions | false;
 }
 
@@ -47,11 +50,10 @@ function versionedAdapterName(adapter: string, step: number): string {
 export function createAdapterSync(options: AdapterSyncOptions): AdapterSync {
   const { trainer, adapter, sampler, probe } = options;
   let loaded: string | undefined;
-  const check = async (model: string, conversations: readonly ProbeConversation[] | undefined) =>
-    probe === false ? null : probeLogprobs({ ...probe, ...(conversations === undefined || conversations.length === 0 ? {} : { conversations }), trainer, adapter, model });
+  const check = async (model: string) => (probe === false ? null : probeLogprobs({ ...probe, trainer, adapter, model }));
   return {
-    async sync(step, conversations) {
-      if (sampler === undefined) return { model: adapter, probeDifference: await check(adapter, conversations) };
+    async sync(step) {
+      if (sampler === undefined) return { model: adapter, probeDifference: await check(adapter) };
       const model = versionedAdapterName(adapter, step);
       if (model !== loaded) {
         const loraPath = path.join(sampler.directory, model);
@@ -61,7 +63,7 @@ export function createAdapterSync(options: AdapterSyncOptions): AdapterSync {
         if (loaded !== undefined) await sampler.client.unloadLoraAdapter({ loraName: loaded });
         loaded = model;
       }
-      return { model, probeDifference: await check(model, conversations) };
+      return { model, probeDifference: await check(model) };
     },
   };
 }

@@ -25,6 +25,7 @@ import { createInstanceUser } from "../rollout/instance-user.js";
 import type { TrainerClient } from "../worker/trainer-client.js";
 import { startWorker, type WorkerProcess } from "../worker/worker-process.js";
 import { createAdapterSync } from "./adapter-sync.js";
+import { probeLogprobs } from "./logprob-probe.js";
 import { hintedSystemPrompt, withSystemPrompt } from "./grpo-hints.js";
 import { trainingTurns } from "./grpo-turns.js";
 import { grpoMetricScope } from "./grpo-metrics-log.js";
@@ -162,12 +163,12 @@ test("adapter sync with a vLLM-style sampler loads versioned names, unloads stal
   // The trainer moves on but the sampler keeps version 2: the probe sees the difference.
   await step();
   await assert.rejects(sync.sync(2), (error: unknown) => error instanceof SamplerLogprobMismatchError && error.model === `${adapter}-v2` && error.maxDifference > 1e-3);
-  // The same on a practice world's conversation with its tools (what GRPO hands the probe after a step), and in sync again at step 3.
+  // A probe on a practice world's conversation with its tools (what bench:probe compares "Say hello." with): the worker
+  // sampling the adapter itself is in sync, the stale version 2 is not.
   const task = moduleEnvironment.task("seed-0");
-  const conversation = { messages: [{ role: "system" as const, content: moduleEnvironment.systemPrompt(task) }, { role: "user" as const, content: moduleEnvironment.instance(task).request }], tools: [...moduleEnvironment.tools(task)] };
-  await assert.rejects(sync.sync(2, [conversation]), (error: unknown) => error instanceof SamplerLogprobMismatchError && error.model === `${adapter}-v2`);
-  const third = await sync.sync(3, [conversation]);
-  assert.ok(third.model === `${adapter}-v3` && third.probeDifference !== null && third.probeDifference <= 1e-3, `probe difference ${third.probeDifference}`);
+  const conversations = [{ messages: [{ role: "system" as const, content: moduleEnvironment.systemPrompt(task) }, { role: "user" as const, content: moduleEnvironment.instance(task).request }], tools: [...moduleEnvironment.tools(task)] }];
+  assert.ok((await probeLogprobs({ chat, trainer, adapter, model: adapter, conversations })) <= 1e-3);
+  await assert.rejects(probeLogprobs({ chat, trainer, adapter, model: `${adapter}-v2`, conversations }), SamplerLogprobMismatchError);
 });
 
 test("the training context through the worker's template: an unchanged context re-renders to the sampled prompt, a hinted rollout's to the plain one", { timeout: 60_000 }, async () => {

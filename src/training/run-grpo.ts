@@ -247,7 +247,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums, returnLogprobs: false });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });
-      // The probe continues prefixes of the episodes this step trained on (one member of each kept group, in turn).
+      // Prefixes of the episodes this step trained on (one member of each kept group, in turn), for a sync that probes on them.
       const trainedOn = Array.from({ length: samples }, (_, member) => kept.flatMap(({ group }) => {
         const { task, systemPrompt, episodes: members } = sampled[group]!;
         const episode = members[member];
