@@ -2,10 +2,13 @@
 import { markdownTable } from "markdown-table";
 import type { ComparisonReportOptions, MethodSeedResult } from "./comparison-types.js";
 import type { Summary } from "./summary-statistics.js";
-import { summarizeKinds, summarizeMethods, type MethodSummary } from "./summarize-methods.js";
+import { pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
 const BASE_METHOD = "base";
+
+/** Identifier of the method the paired table compares every other method with. */
+const TRACE_METHOD = "trace";
 
 /** Formats a pass-rate summary (rates in [0, 1]) as `mean ± sd` in percent with one decimal. */
 function formatPercent(summary: Summary): string {
@@ -59,6 +62,31 @@ function kindTables(results: readonly MethodSeedResult[], domains: readonly stri
   return ["## Pass rate per kind of task", "", ...sections, "Cells are pass rates in percent, mean ± sd over seeds; each column names a kind of task and its episodes per seed.", ""];
 }
 
+/**
+ * "TRACE against each method, paired by seed": per method, TRACE's overall pass rate minus the method's on each seed
+ * both ran (mean ± sd of the differences, each seed's, and on how many seeds TRACE is ahead). Empty without TRACE.
+ */
+function pairedTable(results: readonly MethodSeedResult[]): string[] {
+  const paired = pairedDifferences(results, TRACE_METHOD);
+  const trace = results.find((result) => result.method === TRACE_METHOD);
+  if (paired.length === 0 || trace === undefined) return [];
+  const header = ["method", `${escapeCell(trace.label)} − method (points)`, "per seed", "ahead / behind / tied"];
+  const rows = paired.map((method) => [
+    escapeCell(method.label),
+    `${formatPoints(method.summary.mean)} ± ${(method.summary.standardDeviation * 100).toFixed(1)}`,
+    method.seeds.map((seed, index) => `${seed}: ${formatPoints(method.differences[index]!)}`).join(", "),
+    `${method.ahead} / ${method.behind} / ${method.seeds.length - method.ahead - method.behind} of ${method.seeds.length}`,
+  ]);
+  return [
+    "## TRACE against each method, paired by seed",
+    "",
+    markdownTable([header, ...rows], { align: ["l", "r", "l", "r"] }),
+    "",
+    "Each seed's difference of overall pass rates (a method trained on seed s against TRACE trained on seed s), mean ± sample sd over the seeds both ran.",
+    "",
+  ];
+}
+
 /** Results that spent more than their own limit (which is at most the report's `budget`). */
 function overBudget(results: readonly MethodSeedResult[]): string[] {
   return results.filter((result) => result.budget.spent > result.budget.limit).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent} of ${result.budget.limit}`);
@@ -102,6 +130,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     "",
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
+    ...pairedTable(results),
     ...kindTables(results, domains),
   ];
   const noted = results.filter((result) => (result.notes ?? []).length > 0);

@@ -91,3 +91,47 @@ export function summarizeKinds(results: readonly MethodSeedResult[]): KindsSumma
     ];
   });
 }
+
+/** `reference` against one other method on the seeds both ran: per-seed differences of overall pass rates. */
+export interface PairedDifference {
+  method: string;
+  label: string;
+  /** The seeds both ran, ascending. */
+  seeds: number[];
+  /** reference − method, per seed of `seeds`, in [−1, 1]. */
+  differences: number[];
+  /** Summary of `differences`. */
+  summary: Summary;
+  /** Seeds where the reference scored higher, and lower. */
+  ahead: number;
+  behind: number;
+}
+
+/**
+ * `reference` (a method identifier) against every other method, paired by seed: a method trained on seed s is compared
+ * with the reference trained on seed s, so the spread is that of the difference, not of either method alone. Methods
+ * without a seed in common are left out; empty when the reference has no results.
+ */
+export function pairedDifferences(results: readonly MethodSeedResult[], reference: string): PairedDifference[] {
+  const overall = (result: MethodSeedResult) => result.domains.reduce((sum, domain) => sum + domain.passed, 0) / result.domains.reduce((sum, domain) => sum + domain.total, 0);
+  const referenceBySeed = new Map(results.filter((result) => result.method === reference).map((result) => [result.seed, overall(result)]));
+  if (referenceBySeed.size === 0) return [];
+  return groupByMethod(results).flatMap((seeds): PairedDifference[] => {
+    const first = seeds[0]!;
+    if (first.method === reference) return [];
+    const paired = seeds.filter((result) => referenceBySeed.has(result.seed)).sort((left, right) => left.seed - right.seed);
+    if (paired.length === 0) return [];
+    const differences = paired.map((result) => referenceBySeed.get(result.seed)! - overall(result));
+    return [
+      {
+        method: first.method,
+        label: first.label,
+        seeds: paired.map((result) => result.seed),
+        differences,
+        summary: summarize(differences),
+        ahead: differences.filter((difference) => difference > 0).length,
+        behind: differences.filter((difference) => difference < 0).length,
+      },
+    ];
+  });
+}
