@@ -10,7 +10,7 @@ import { methodSeedRecordSchema, type MethodSeedRecord } from "../compare/method
 import { alignCurves } from "../compare/report/align-curves.js";
 import { curvesChartSpec } from "../compare/report/curves-chart.js";
 import type { Summary } from "../compare/report/summary-statistics.js";
-import { summarizeKinds, summarizeMethods, type KindsSummary } from "../compare/report/summarize-methods.js";
+import { pairedDifferences, summarizeKinds, summarizeMethods, type KindsSummary, type PairedDifference } from "../compare/report/summarize-methods.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import { checkRunDirectory } from "./dashboard-run.js";
@@ -31,6 +31,8 @@ export interface ComparisonView {
   methods: ComparisonRow[];
   /** Pass rates per kind of task, per domain whose results carry kinds (as comparison.md's table). */
   kinds: KindsSummary[];
+  /** TRACE against each other method, paired by seed (as comparison.md's table); empty without TRACE results. */
+  paired: PairedDifference[];
   budget: number | null;
   curves: TopLevelSpec | null;
   notices: string[];
@@ -52,7 +54,7 @@ function readResults(run: RunDirectory): MethodSeedRecord[] {
 /** Reads the comparison's results (those written so far while `compare` runs). */
 export function readComparisonView(run: RunDirectory): ComparisonView {
   checkRunDirectory(run);
-  const empty = (notice: string): ComparisonView => ({ domains: [], methods: [], kinds: [], budget: null, curves: null, notices: [notice] });
+  const empty = (notice: string): ComparisonView => ({ domains: [], methods: [], kinds: [], paired: [], budget: null, curves: null, notices: [notice] });
   if (!existsSync(run.compareDirectory)) return empty("no comparison yet (compare/ is written by `trace compare` or the compare stage)");
   const results = readResults(run);
   if (results.length === 0) return empty("no method has finished yet (compare/seed-<N>/<method>/result.json)");
@@ -69,5 +71,5 @@ export function readComparisonView(run: RunDirectory): ComparisonView {
     notes: results.filter((result) => result.method === method.method).flatMap((result) => result.notes.map((note) => `seed ${result.seed}: ${note}`)),
   }));
   const curves = curvesChartSpec(alignCurves(results), { title: "evaluation pass rate against budgeted rollouts", budget });
-  return { domains: summary.domains, methods, kinds: summarizeKinds(results), budget, curves, notices: [] };
+  return { domains: summary.domains, methods, kinds: summarizeKinds(results), paired: pairedDifferences(results, "trace"), budget, curves, notices: [] };
 }

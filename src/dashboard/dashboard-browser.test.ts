@@ -362,6 +362,8 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
     ["Base agent", "0.0% ± 0.0%", "50.0% ± 0.0%"],
     ["TRACE", "50.0% ± 35.4%", "91.7% ± 11.8%"],
   ]);
+  // TRACE against each method, paired by seed: the base ran seed 0 only (6/10 against 3/10).
+  assert.deepEqual(await cells(page, '[data-testid="paired-table"]'), [["Base agent", "+30.0 ± 0.0", "0: +30.0", "1 / 0 of 1"]]);
   await snap(page, "kinds");
   const health = await fetch(`${dashboard!.origin}/api/runs/0/stages`);
   assert.equal(health.status, 200, "the server is still up");
