@@ -55,6 +55,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   const started = Date.now();
   const { stdout } = await promisify(execFile)(process.execPath, [bin, "run", configFile, "--run-dir", runDirectory], { maxBuffer: 1 << 24 });
   for (const stage of ["base", "rollout", "analyze", "synthesize", "train", "route", "evaluate", "compare"]) assert.match(stdout, new RegExp(`\\[\\d/8 ${stage}\\] done in`), stage);
+  // The run ends with the evaluation's report and then the comparison's tables (its per-seed notes stay in the file).
+  const printed = stdout.slice(stdout.lastIndexOf("TRACE report"));
+  for (const heading of ["## Table 1: all methods", "## TRACE against each method, paired by seed"]) assert.ok(printed.includes(`\n${heading}\n`), heading);
+  assert.ok(!printed.includes("\n## Notes\n") && readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8").includes("\n## Notes\n"), "the notes are in comparison.md, not printed");
   const base = JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { demonstrations: number; losses: number[]; expertSuccessRate: number; refresh?: { expertSuccessRate: number } };
   assert.equal(base.demonstrations, 24);
   assert.deepEqual(base.refresh, { demonstrations: 8, epochs: 1, learningRate: 0.005, expertSuccessRate: base.refresh?.expertSuccessRate });

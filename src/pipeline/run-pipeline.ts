@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RunArtifactError } from "../run/run-artifact-error.js";
-import { openRunDirectory } from "../run/run-directory.js";
+import { openRunDirectory, type RunDirectory } from "../run/run-directory.js";
 import { runGrpo } from "../training/run-grpo.js";
 import { runAnalyzeStage } from "./analyze-stage.js";
 import { checkRoleEndpoints } from "./endpoints.js";
@@ -187,5 +187,15 @@ export async function runPipeline(options: RunPipelineOptions): Promise<Pipeline
   } finally {
     await context.close();
   }
-  return { stages, report: context.run.readEvaluationReport() };
+  return { stages, report: finalReport(context.run) };
+}
+
+/**
+ * What `trace run` prints last: the evaluation's report, then, once the comparison has run, its tables (comparison.md
+ * without its per-seed notes, which stay in the file).
+ */
+function finalReport(run: RunDirectory): string {
+  const evaluation = run.readEvaluationReport();
+  const comparison = run.readComparisonReport().split("\n## Notes\n")[0]!.trimEnd();
+  return comparison === "" ? evaluation : `${evaluation.trimEnd()}\n\n${comparison}\n`;
 }

@@ -255,6 +255,16 @@ export class RunDirectory {
     return path.join(this.root, "compare");
   }
 
+  /** `trace compare`'s report: the methods' tables (`compare/comparison.md`). */
+  get comparisonReportFile(): string {
+    return path.join(this.compareDirectory, "comparison.md");
+  }
+
+  /** The comparison's report (empty before `trace compare` or the compare stage wrote it). */
+  readComparisonReport(): string {
+    return existsSync(this.comparisonReportFile) ? readFileSync(this.comparisonReportFile, "utf8") : "";
+  }
+
   /** Every compared method's evaluation episodes. */
   get compareStoreFile(): string {
     return path.join(this.compareDirectory, "episodes.sqlite");
