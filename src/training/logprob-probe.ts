@@ -16,8 +16,9 @@ export interface LogprobProbeOptions {
   chat: ChatClient;
   /**
    * What the probes continue, one per probe in turn (probe i reads conversation i mod n) [one short user message,
-   * "Say hello."]. GRPO passes prefixes of the iteration's own rollouts (`probeConversations`): there the adapter's
-   * update moved the logprobs most, so a stale sampler stands out more than on an unrelated prompt.
+   * "Say hello."]. Prefixes of GRPO's own rollouts (`probeConversations`) were measured and read worse on an H200: a
+   * stale sampler fired fewer sets, their near-certain tokens moving little, and batched long prompts of different
+   * lengths fired in sync (`npm run bench:probe`; docs/environments-and-training.md).
    */
   conversations?: readonly ProbeConversation[];
   /** Completion tokens sampled [8]. */
@@ -118,18 +119,19 @@ export async function measureProbe(options: ProbeTarget): Promise<ProbeToken[][]
   const conversations = options.conversations === undefined || options.conversations.length === 0 ? [DEFAULT_PROBE_CONVERSATION] : options.conversations;
   const conversationOf = (index: number) => (firstSeed + index) % conversations.length;
   const completions = await Promise.all(
-    Array.from({ length: options.probes ?? 8 }, (_, index) =>
-      options.chat.complete({
+    Array.from({ length: options.probes ?? 8 }, (_, index) => {
+      const { messages, tools } = conversations[conversationOf(index)]!;
+      return options.chat.complete({
         model: options.model,
-        messages: conversations[conversationOf(index)]!.messages,
-        ...(conversations[conversationOf(index)]!.tools === undefined ? {} : { tools: conversations[conversationOf(index)]!.tools! }),
+        messages,
+        ...(tools === undefined ? {} : { tools }),
         maxTokens: options.maxTokens ?? 8,
         temperature: 1,
         seed: firstSeed + index,
         logprobs: true,
         returnTokenIds: true,
-      }),
-    ),
+      });
+    }),
   );
   const sampled = completions.map((completion, index) => {
     const tokens = completion.message.tokens;

@@ -247,12 +247,11 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums, returnLogprobs: false });
       const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });
-      // Prefixes of the episodes this step trained on (one member of each kept group, in turn), for a sync that probes on them.
-      const trainedOn = Array.from({ length: samples }, (_, member) => kept.flatMap(({ group }) => {
-        const { task, systemPrompt, episodes: members } = sampled[group]!;
-        const episode = members[member];
-        return episode === undefined || episode.hinted ? [] : [{ systemPrompt, messages: episode.messages, tools: [...environment.tools(task)] }];
-      })).flat();
+      // Prefixes of the plain episodes this step trained on (member 0 of each kept group, then member 1, …), for a sync that probes on them.
+      const trainedOn = Array.from({ length: samples }, (_, member) => kept.map(({ group }) => ({ group: sampled[group]!, episode: sampled[group]!.episodes[member] })))
+        .flat()
+        .filter(({ episode }) => episode !== undefined && !episode.hinted)
+        .map(({ group, episode }) => ({ systemPrompt: group.systemPrompt, messages: episode!.messages, tools: [...environment.tools(group.task)] }));
       synced = await sync.sync(iteration, probeConversations(trainedOn, PROBE_CONVERSATIONS));
       metrics.probeLogprobDifference = synced.probeDifference;
     }
