@@ -42,7 +42,7 @@ const config = {
   },
   // One extra sampling round at most: TRACE's allowance is 2 × G × K per iteration, and it may spend less (the budget
   // of every other method, asserted below).
-  training: { iterations: 1, allocation: "coverage", groups: 2, samples: 2, learningRate: 1e-3, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
+  training: { iterations: 1, allocation: "coverage", groups: 2, samples: 2, learningRate: 1e-3, learningRates: { correct_write_arguments: 2e-3 }, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
   routing: { method: "retrieval", examples: 8 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
@@ -118,6 +118,18 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
     ({ capability }) => (JSON.parse(readFileSync(path.join(runDirectory, "adapters", capability, "training.json"), "utf8")) as { iterations: number }).iterations,
   );
   assert.equal(trained.reduce((sum, iterations) => sum + iterations, 0), environments);
+  // training.learningRates: the tool-calling adapter steps at 2e-3, the other adapters and GRPO on the target at 1e-3
+  // (each metrics.jsonl line of an iteration that made a step names its learning rate), in the train stage and compare.
+  assert.match(stdout, /learning rates: .*correct_write_arguments 0\.002/);
+  const stepRates = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { learningRate: number | null }).learningRate).filter((rate) => rate !== null) : []);
+  const capabilities = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: { capability: string }[] }).environments.map(({ capability }) => capability);
+  const rates = capabilities.flatMap((capability) => [
+    ...stepRates(path.join(runDirectory, "adapters", capability, "metrics.jsonl")),
+    ...stepRates(path.join(runDirectory, "compare", "seed-1", "trace", `s1-${capability}`, "metrics.jsonl")),
+  ].map((rate) => [capability, rate] as const));
+  assert.ok(rates.length > 0, "some TRACE adapter made a step");
+  for (const [capability, rate] of rates) assert.equal(rate, capability === "correct_write_arguments" ? 2e-3 : 1e-3, capability);
+  for (const rate of stepRates(path.join(runDirectory, "compare", "seed-1", "grpo-target", "s1-grpo-target", "metrics.jsonl"))) assert.equal(rate, 1e-3, "GRPO on the target");
   // TRACE's allowance: environments × 1 iteration × G × K × 2 rounds; every other method's budget is what TRACE spent.
   const allowance = environments * 1 * 2 * 2 * 2;
   for (const seed of [0, 1]) {

@@ -30,6 +30,8 @@ export interface BudgetedGrpoOptions {
   iterations: number;
   seed: number;
   budget: RolloutBudget;
+  /** [`training.learningRate`] */
+  learningRate?: number;
 }
 
 /** Every `step-XXXX` adapter directory of a GRPO checkpoint directory, by iteration. */
@@ -72,6 +74,7 @@ export async function trainWithinBudget(options: BudgetedGrpoOptions): Promise<A
       onIteration: hooks.onIteration,
       signal: hooks.signal,
       episodesAllowed: hooks.episodesAllowed,
+      ...(options.learningRate === undefined ? {} : { learningRate: options.learningRate }),
     });
     if (result.aborted && !hooks.exhausted()) throw new Error(`training of ${name} was interrupted`);
   }

@@ -36,6 +36,11 @@ export interface GrpoTarget {
   makeUser: (task: Task) => SimulatedUser;
 }
 
+/** The learning rate of a capability's adapter: `training.learningRates[capability]`, else `training.learningRate`. */
+export function capabilityLearningRate(training: ResolvedPipelineConfig["training"], capability: string): number {
+  return training.learningRates[capability] ?? training.learningRate;
+}
+
 /** The seeds of a capability environment that training draws from: 0 … `training.seeds` − 1. */
 export function trainingSeeds(context: PipelineContext): number[] {
   return Array.from({ length: context.config.training.seeds }, (_, seed) => seed);
@@ -69,6 +74,8 @@ export interface RunContextGrpoOptions {
   signal?: AbortSignal;
   /** The most episodes the current iteration may still sample (a rollout budget's remainder) [no limit]. */
   episodesAllowed?: () => number;
+  /** [`training.learningRate`] */
+  learningRate?: number;
 }
 
 /** Trains (or resumes) one adapter with the run's training settings. */
@@ -88,7 +95,7 @@ export async function runContextGrpo(options: RunContextGrpoOptions): Promise<Ru
     mechanisms: grpoMechanisms(training),
     groups: training.groups,
     samples: training.samples,
-    learningRate: training.learningRate,
+    learningRate: options.learningRate ?? training.learningRate,
     temperature: training.temperature,
     concurrency: training.concurrency,
     checkpointEvery: training.checkpointEvery,

@@ -358,6 +358,12 @@ const pipelineConfigSchema = z.strictObject({
       /** Rollouts per group, K (16 as in the paper). */
       samples: positiveInteger.default(16),
       learningRate: z.number().positive().default(1e-5),
+      /**
+       * Learning rates of TRACE's capability adapters by capability, overriding `learningRate` (the train stage, and
+       * `trace compare`'s TRACE and merge methods, which reuse its adapters); the single-adapter methods (GRPO on the
+       * target, the mixture) train at `learningRate` [none].
+       */
+      learningRates: z.record(z.string().min(1), z.number().positive()).default({}),
       rank: positiveInteger.default(16),
       maxTokens: positiveInteger.optional(),
       maxSteps: positiveInteger.optional(),

@@ -3,7 +3,7 @@
  * `adapters/<capability>/training.json` when a capability is done (finished capabilities are skipped on resume; an
  * unfinished one resumes from its last checkpoint inside `runGrpo`).
  */
-import { capabilityGrpoTarget, runContextGrpo, type GrpoTrainer } from "./capability-grpo.js";
+import { capabilityGrpoTarget, capabilityLearningRate, runContextGrpo, type GrpoTrainer } from "./capability-grpo.js";
 import { capabilityIterations } from "./capability-iterations.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { remainingTime } from "./stage-progress.js";
@@ -16,6 +16,12 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
   const { training } = config;
   const allocation = capabilityIterations(context, environments.map((entry) => entry.capability));
   if (training.allocation === "coverage" && pending.length > 0) context.log(`  iterations by Cov: ${[...allocation].map(([capability, iterations]) => `${capability} ${iterations}`).join(", ")}`);
+  const rates = Object.keys(training.learningRates);
+  if (rates.length > 0 && pending.length > 0) {
+    context.log(`  learning rates: ${environments.map((entry) => `${entry.capability} ${capabilityLearningRate(training, entry.capability)}`).join(", ")}`);
+    const unknown = rates.filter((capability) => !environments.some((entry) => entry.capability === capability));
+    if (unknown.length > 0) context.log(`  training.learningRates names no environment of this run: ${unknown.join(", ")} (its environments: ${environments.map((entry) => entry.capability).join(", ")})`);
+  }
   for (const entry of pending) {
     const iterations = allocation.get(entry.capability) ?? training.iterations;
     const target = await capabilityGrpoTarget(context, entry.capability, await context.environment(entry));
@@ -32,6 +38,7 @@ export async function runTrainStage(context: PipelineContext, trainer: GrpoTrain
         store,
         rolloutRetention: training.keepRollouts,
         iterations,
+        learningRate: capabilityLearningRate(training, entry.capability),
         onIteration: (metrics) => {
           seconds += metrics.seconds;
           ran += 1;

@@ -122,6 +122,8 @@ export interface GrpoIterationMetrics {
   approxKl: number | null;
   entropy: number | null;
   gradNorm: number | null;
+  /** The optimizer step's learning rate (null when the iteration made no step). */
+  learningRate: number | null;
   /** Largest |sampler − trainer| logprob difference of the probe after this iteration's sync, when probed. */
   probeLogprobDifference: number | null;
   seconds: number;

@@ -233,6 +233,7 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       approxKl: null,
       entropy: null,
       gradNorm: null,
+      learningRate: null,
       probeLogprobDifference: null,
       seconds: 0,
     };
@@ -245,8 +246,9 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       }
       // Only the loss and metrics are read: no per-token logprobs back, and only completion tokens (weight ≠ 0) through the output layer.
       const result = await trainer.forwardBackward({ adapter, loss: "ppo", lossConfig: { clipLow: 1 - clipEpsilon, clipHigh: 1 + clipEpsilon }, datums: batch.datums, returnLogprobs: false });
-      const step = await trainer.optimStep({ adapter, learningRate: options.learningRate ?? 1e-5, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
-      Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm });
+      const learningRate = options.learningRate ?? 1e-5;
+      const step = await trainer.optimStep({ adapter, learningRate, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
+      Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm, learningRate });
       // Prefixes of the plain episodes this step trained on (member 0 of each kept group, then member 1, …), for a sync that probes on them.
       const trainedOn = Array.from({ length: samples }, (_, member) => kept.map(({ group }) => ({ group: sampled[group]!, episode: sampled[group]!.episodes[member] })))
         .flat()

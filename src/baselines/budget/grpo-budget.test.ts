@@ -8,7 +8,7 @@ function metrics(iteration: number, episodes: number): GrpoIterationMetrics {
   return {
     iteration, rewardMean: 0, rewardStd: 0, episodes, erroredEpisodes: 0, groupsKept: 0, groupsDropped: 0, samplingRounds: 1, informativeShare: 0,
     hintedShare: 0, rewardMeanHinted: null, rewardMeanPlain: 0, turnsKept: 0, turnsDropped: 0, toolResultsTruncated: 0, sequences: 0, tokens: 0,
-    normalization: "token-mean", loss: null, clipFraction: null, approxKl: null, entropy: null, gradNorm: null, probeLogprobDifference: null, seconds: 0,
+    normalization: "token-mean", loss: null, clipFraction: null, approxKl: null, entropy: null, gradNorm: null, learningRate: null, probeLogprobDifference: null, seconds: 0,
   };
 }
 

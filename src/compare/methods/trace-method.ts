@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
-import { capabilityGrpoTarget } from "../../pipeline/capability-grpo.js";
+import { capabilityGrpoTarget, capabilityLearningRate } from "../../pipeline/capability-grpo.js";
 import { capabilityIterations } from "../../pipeline/capability-iterations.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
@@ -35,6 +35,7 @@ export async function traceAdapters(
       iterations,
       seed: setup.seed,
       budget,
+      learningRate: capabilityLearningRate(config.training, capability),
     });
     adapters.push({ capability, name, iterations, checkpoints });
   }
