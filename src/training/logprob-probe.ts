@@ -73,10 +73,10 @@ export const DEFAULT_PROBE_CONVERSATION: ProbeConversation = { messages: [{ role
 /**
  * Probe conversations from sampled episodes (each: its messages without the system prompt, as rollouts store them):
  * the system prompt, then episode j's messages before one of its assistant turns (turn j mod its assistant turns, so
- * the probes read the decisions of several steps), with its tools. At most `count`, in the episodes' order; an
- * episode without an assistant turn gives none.
+ * the probes read the decisions of several steps), with its tools. At most `count`, in the episodes' order (read no
+ * further than needed); an episode without an assistant turn gives none.
  */
-export function probeConversations(episodes: readonly { systemPrompt: string; messages: readonly Message[]; tools?: ToolSpec[] }[], count: number): ProbeConversation[] {
+export function probeConversations(episodes: Iterable<{ systemPrompt: string; messages: readonly Message[]; tools?: ToolSpec[] }>, count: number): ProbeConversation[] {
   const conversations: ProbeConversation[] = [];
   for (const episode of episodes) {
     if (conversations.length >= count) break;

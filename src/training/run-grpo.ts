@@ -250,11 +250,17 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
       const step = await trainer.optimStep({ adapter, learningRate, ...(options.maxGradNorm === undefined ? {} : { maxGradNorm: options.maxGradNorm }) });
       Object.assign(metrics, { loss: result.loss, clipFraction: result.metrics.clipFraction, approxKl: result.metrics.approxKl, entropy: result.metrics.entropy, gradNorm: step.gradNorm, learningRate });
       // Prefixes of the plain episodes this step trained on (member 0 of each kept group, then member 1, …), for a sync that probes on them.
-      const trainedOn = Array.from({ length: samples }, (_, member) => kept.map(({ group }) => ({ group: sampled[group]!, episode: sampled[group]!.episodes[member] })))
-        .flat()
-        .filter(({ episode }) => episode !== undefined && !episode.hinted)
-        .map(({ group, episode }) => ({ systemPrompt: group.systemPrompt, messages: episode!.messages, tools: [...environment.tools(group.task)] }));
-      synced = await sync.sync(iteration, probeConversations(trainedOn, PROBE_CONVERSATIONS));
+      // Lazily: only the episodes the conversations are cut from are read.
+      const trainedOn = function* () {
+        for (let member = 0; member < samples; member += 1) {
+          for (const { group } of kept) {
+            const { task, systemPrompt, episodes: members } = sampled[group]!;
+            const episode = members[member];
+            if (episode !== undefined && !episode.hinted) yield { systemPrompt, messages: episode.messages, tools: [...environment.tools(task)] };
+          }
+        }
+      };
+      synced = await sync.sync(iteration, probeConversations(trainedOn(), PROBE_CONVERSATIONS));
       metrics.probeLogprobDifference = synced.probeDifference;
     }
     if (iteration % checkpointEvery === 0 || iteration === iterations) checkpoint = await writeCheckpoint(trainer, adapter, directory, iteration);
