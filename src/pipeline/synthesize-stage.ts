@@ -105,6 +105,9 @@ function calibrationFields(report: unknown): Pick<CapabilityEnvironmentEntry, "c
   };
 }
 
+/** Calibration sampling seeds start here (plus `target.seed`), apart from the base rollouts' and the evaluation's seeds. */
+const CALIBRATION_SEED_BASE = 8_000_000;
+
 /** The calibration options of the run's configuration (what generated and, when asked, hand-written modules go through). */
 function calibrationOptions(context: PipelineContext): Omit<CalibrationOptions, "runner" | "policy"> {
   const { config } = context;
@@ -115,6 +118,7 @@ function calibrationOptions(context: PipelineContext): Omit<CalibrationOptions, 
     rounds,
     standardErrors,
     sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
+    samplingSeedStart: CALIBRATION_SEED_BASE + config.target.seed,
     concurrency: config.training.concurrency,
     targets,
     onEpisode: calibrationProgress(context),

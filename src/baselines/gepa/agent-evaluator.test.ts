@@ -55,6 +55,32 @@ test("the agent evaluator runs episodes with the candidate in the system prompt 
   assert.ok(!environment.systemPrompt(tasks[0]!).includes("## Capabilities"));
 });
 
+test("with samplingSeed every episode of a task samples with the task's seed, under any candidate", async () => {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(preconditionVerification), seeds: [3, 17] });
+  const seen: { request: string; seed: unknown; temperature: unknown }[] = [];
+  const server = await startFakeChatServer((request, res) => {
+    const messages = request.body.messages as Message[];
+    seen.push({ request: messages.find((message) => message.role === "user")!.content, seed: request.body.seed, temperature: request.body.temperature });
+    sendJson(res, 200, chatBody({ content: "Done." }));
+  });
+  closers.push(() => server.close());
+  const tasks = environment.tasks();
+  const evaluate = createAgentEvaluator({
+    environment,
+    policy: createChatClient({ baseUrl: server.baseUrl, model: "test-model", maxRetries: 0, retryBaseMs: 1 }),
+    user: (task) => createInstanceUser(environment.instance(task)),
+    sampling: { temperature: 1, seed: 5 },
+    samplingSeed: (task) => 1000 + tasks.indexOf(task),
+    concurrency: 2,
+  });
+  await evaluate({}, tasks);
+  await evaluate({ precondition_verification: "Verify first." }, [tasks[1]!]);
+  const requestOf = (index: number) => environment.instance(tasks[index]!).request;
+  // Every request of an episode (the user speaks again after each reply) carries its task's seed, not `sampling.seed`.
+  assert.deepEqual(new Set(seen.map(({ request, seed }) => JSON.stringify([request, seed]))), new Set([JSON.stringify([requestOf(0), 1000]), JSON.stringify([requestOf(1), 1001])]));
+  assert.ok(seen.every((request) => request.temperature === 1));
+});
+
 test("an episode whose prompt outgrows the policy's context scores 0; other endpoint failures still stop the evaluation", async () => {
   const environment = await createModuleEnvironment({ runner: nativeModuleRunner(preconditionVerification), seeds: [3] });
   const server = await startFakeChatServer((request, res) => {

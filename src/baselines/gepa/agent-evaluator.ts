@@ -22,6 +22,11 @@ export interface AgentEvaluatorOptions {
   /** A fresh simulated user for each episode of a task. */
   user: (task: Task) => SimulatedUser;
   sampling?: SamplingOptions;
+  /**
+   * The sampling seed of a task's episode (replacing `sampling.seed`): a task is played with the same random numbers
+   * under every candidate, so a candidate's score depends on its text and not on which episodes ran beside it.
+   */
+  samplingSeed?: (task: Task) => number;
   /** Episodes run at once (default 1). */
   concurrency?: number;
   /** Longest details JSON kept in the feedback, in characters (default 2000). */
@@ -50,6 +55,7 @@ export function createAgentEvaluator(options: AgentEvaluatorOptions): CandidateE
         limit.run(async (): Promise<EvaluationOutcome> => {
           const episode: Parameters<typeof runEpisode>[0] = { environment, task, policy: options.policy, user: options.user(task) };
           if (options.sampling !== undefined) episode.sampling = options.sampling;
+          if (options.samplingSeed !== undefined) episode.sampling = { ...options.sampling, seed: options.samplingSeed(task) };
           let result: EpisodeResult;
           try {
             result = await runEpisode(episode);

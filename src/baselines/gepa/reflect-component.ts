@@ -9,6 +9,8 @@ export interface ReflectionModel {
   client: ChatClient;
   temperature?: number;
   maxTokens?: number;
+  /** Sampling seed of the request (every retry with shorter traces keeps it). */
+  seed?: number;
   /** Longest trace shown per example, in characters (default 6000). */
   maxTraceChars?: number;
 }
@@ -29,6 +31,7 @@ export async function reflectComponent(reflection: ReflectionModel, candidate: C
     const request: Parameters<ChatClient["complete"]>[0] = { messages: [{ role: "user", content: prompt }] };
     if (reflection.temperature !== undefined) request.temperature = reflection.temperature;
     if (reflection.maxTokens !== undefined) request.maxTokens = reflection.maxTokens;
+    if (reflection.seed !== undefined) request.seed = reflection.seed;
     let content: string | null;
     try {
       content = (await reflection.client.complete(request)).message.content;

@@ -72,9 +72,11 @@ test("an evaluation that does not fit is never started; a budget below the valid
 
 test("a full small run with a scripted reflection model accepts improvements and records the budget curve", async () => {
   const prompts: string[] = [];
+  const seeds: unknown[] = [];
   const server = await startFakeChatServer((request, res) => {
     const prompt = (request.body.messages as Message[])[0]!.content!;
     prompts.push(prompt);
+    seeds.push(request.body.seed);
     const current = /```\n([\s\S]*?)\n```/.exec(prompt)?.[1] ?? "";
     const missing = /missing (rule-\d)/.exec(prompt)?.[1] ?? "";
     sendJson(res, 200, chatBody({ content: `Here is the new text:\n\`\`\`text\n${current} Always apply ${missing}.\n\`\`\`` }));
@@ -87,7 +89,7 @@ test("a full small run with a scripted reflection model accepts improvements and
     trainingSet: [0, 1, 2, 3, 4, 5, 6, 7, 8],
     validationSet: [0, 1, 2, 3, 4, 5],
     evaluate: ruleEvaluator(log),
-    propose: reflectionProposer({ client, temperature: 0 }),
+    propose: reflectionProposer({ client, temperature: 0 }, 500),
     budget: 80,
     seed: 3,
     merge: { maxMerges: 2 },
@@ -105,6 +107,10 @@ test("a full small run with a scripted reflection model accepts improvements and
   assert.match(prompts[0]!, /`precondition_verification`/);
   assert.match(prompts[0]!, /Check before acting\./);
   assert.match(prompts[0]!, /missing rule-\d/);
+  // Each reflection samples with 500 + its iteration: one request per mutation that asked for a proposal.
+  const proposed = result.iterations.filter((record) => record.kind === "mutation" && record.component !== undefined).map((record) => 500 + record.iteration);
+  assert.deepEqual([...seeds].sort(), proposed.sort());
+  assert.equal(new Set(seeds).size, seeds.length);
   // Every accepted mutation improved its minibatch strictly; every accepted merge matched the better parent.
   for (const record of result.iterations.filter((entry) => entry.accepted)) {
     const child = record.childScores.reduce((total, score) => total + score, 0);

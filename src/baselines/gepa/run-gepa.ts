@@ -265,7 +265,7 @@ export async function runGepa<Instance>(options: GepaOptions<Instance>): Promise
       const parentCandidate = pool.entry(lane.parent).candidate;
       return {
         base: { ...base, component },
-        text: options.propose({ candidate: parentCandidate, component, outcomes: parentOutcomes }).then(
+        text: options.propose({ candidate: parentCandidate, component, outcomes: parentOutcomes, iteration: lane.iteration }).then(
           (text): Candidate => ({ ...parentCandidate, [component]: text }),
           (error: unknown) => {
             if (!(error instanceof ReflectionReplyError)) throw error;

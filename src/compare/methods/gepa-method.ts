@@ -17,6 +17,9 @@ import type { Task } from "../../spec/task.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { restrictTasks } from "./single-adapter-grpo.js";
 
+/** GEPA's sampling seeds (its episodes' and its reflections') start here, apart from the pipeline's other seeds. */
+const GEPA_SEED_BASE = 9_000_000;
+
 /** The best pool entry discovered within `episodes` (ties to the earlier one). */
 export function bestWithin(pool: readonly PoolEntry[], episodes: number): PoolEntry {
   let best = pool[0]!;
@@ -45,11 +48,16 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
   const validationSet: Task[] = tasks.filter((_, index) => index % 2 === 1);
   const client = config.roles.reflection === undefined ? await context.sampler() : roleClient(config, "reflection");
   const maxTokens = config.training.maxTokens ?? config.target.maxTokens;
+  // Every task keeps one sampling seed for the whole run (per training seed), and iteration i's reflection samples with
+  // GEPA_SEED_BASE + i: a GEPA run is repeatable, and a child is compared with its parent on the same random numbers.
+  const taskIndex = new Map(tasks.map((task, index) => [task, index]));
+  const seedStart = GEPA_SEED_BASE + setup.seed * tasks.length;
   const evaluate = createAgentEvaluator({
     environment,
     policy: await context.sampler(),
     user: (task) => environment.makeUser(task),
     sampling: { temperature: config.training.temperature, ...(maxTokens === undefined ? {} : { maxTokens }) },
+    samplingSeed: (task) => seedStart + (taskIndex.get(task) ?? 0),
     concurrency: config.training.concurrency,
   });
   // The agent's own prompt on the validation tasks, charged like GEPA's own evaluations.
@@ -61,7 +69,7 @@ export async function runGepaMethod(setup: CompareSetup): Promise<MethodOutcome>
     trainingSet,
     validationSet,
     evaluate,
-    propose: reflectionProposer({ client, temperature: 1, maxTokens: config.compare?.gepa.reflectionMaxTokens ?? 512 }),
+    propose: reflectionProposer({ client, temperature: 1, maxTokens: config.compare?.gepa.reflectionMaxTokens ?? 512 }, GEPA_SEED_BASE + setup.seed * 100_000),
     minibatchSize: config.compare?.gepa.minibatchSize ?? 3,
     proposalsPerRound: config.compare?.gepa.proposalsPerRound ?? 1,
     budget,

@@ -51,6 +51,33 @@ test("a policy that solves every other episode is in range: mean 0.5, no all-0 o
   }
 });
 
+test("every episode samples with its own seed, so a calibration run twice reads the same rewards at any concurrency", async () => {
+  // Solves exactly when its sampling seed is divisible by 3: the rewards are a function of the seeds calibration sends.
+  const server = await startFakeChatServer((request, res) => {
+    const messages = request.body.messages as { role: string; content?: string }[];
+    const last = messages.at(-1);
+    if (last?.role === "tool") return sendJson(res, 200, chatBody({ content: "Done." }));
+    const seed = request.body.seed as number;
+    if (seed % 3 !== 0) return sendJson(res, 200, chatBody({ content: "I cannot help with that." }));
+    const id = /reservation (R\d+)/.exec(last?.content ?? "")?.[1] ?? "none";
+    const call = { id: `call_${seed}`, type: "function", function: { name: "cancel_reservation", arguments: JSON.stringify({ reservation_id: id }) } };
+    return sendJson(res, 200, chatBody({ content: null, tool_calls: [call] }));
+  });
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const first = await calibrateModule({ runner, policy, seeds: [0, 1, 2, 3], samples: 3, concurrency: 1, samplingSeedStart: 100 });
+    const seeds = server.received.filter((request) => (request.body.messages as { role: string }[]).at(-1)?.role !== "tool").map((request) => request.body.seed);
+    assert.deepEqual(seeds, Array.from({ length: 12 }, (_, index) => 100 + index), "seed s, trial k samples with 100 + 3s + k");
+    // 100 + 3s + k is divisible by 3 when k = 2 (102, 105, …): one success per group, in the last trial.
+    assert.deepEqual(first.groups.map((group) => group.rewards), [[0, 0, 1], [0, 0, 1], [0, 0, 1], [0, 0, 1]]);
+    const again = await calibrateModule({ runner, policy, seeds: [0, 1, 2, 3], samples: 3, concurrency: 12, samplingSeedStart: 100 });
+    assert.deepEqual(again.groups, first.groups);
+    await assert.rejects(calibrateModule({ runner, policy, seeds: [0], samples: 1, samplingSeedStart: -1 }), (error: unknown) => error instanceof CalibrationOptionError && error.option === "samplingSeedStart");
+  } finally {
+    await server.close();
+  }
+});
+
 test("a policy that never solves is out of range, with the reasons", async () => {
   const server = await scriptedPolicy(Number.POSITIVE_INFINITY);
   try {

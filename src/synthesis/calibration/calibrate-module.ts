@@ -10,6 +10,9 @@
  * lies within that many standard errors of an edge of its window; and a level search leaves the module's initial level
  * only for a level whose mean is nearer the window by more than that many standard errors of the difference (paired
  * over the seeds both levels were calibrated on).
+ *
+ * Every episode samples with its own seed (`samplingSeedStart` + seed × K + trial), so a calibration run twice on the
+ * same policy reads the same rewards and chooses the same level, and every level is read with the same random numbers.
  */
 import type { ChatClient } from "../../models/chat-client.js";
 import { createConcurrencyLimit } from "../../models/concurrency-limit.js";
@@ -58,8 +61,10 @@ export interface CalibrationOptions {
   seeds?: readonly number[];
   /** Episodes per seed, K (default 4). */
   samples?: number;
-  /** Sampling (default temperature 1.0, as GRPO samples). */
+  /** Sampling (default temperature 1.0, as GRPO samples); its `seed` is replaced by each episode's own. */
   sampling?: SamplingOptions;
+  /** Episode (seed s, trial k) samples with seed `samplingSeedStart` + s × samples + k (default 0). */
+  samplingSeedStart?: number;
   /** Episodes in flight at once (default 8). */
   concurrency?: number;
   targets?: Partial<CalibrationTargets>;
@@ -112,6 +117,8 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
   const targets = { ...DEFAULT_CALIBRATION_TARGETS, ...options.targets };
   const rounds = options.rounds ?? 1;
   const standardErrors = options.standardErrors ?? 0;
+  const samplingSeedStart = options.samplingSeedStart ?? 0;
+  if (!Number.isSafeInteger(samplingSeedStart) || samplingSeedStart < 0) throw new CalibrationOptionError("samplingSeedStart", samplingSeedStart, "an integer ≥ 0");
   if (!Number.isInteger(rounds) || rounds < 1) throw new CalibrationOptionError("rounds", rounds, "a positive integer");
   if (!(standardErrors >= 0)) throw new CalibrationOptionError("standardErrors", standardErrors, "a number ≥ 0");
   const limit = createConcurrencyLimit(options.concurrency ?? 8);
@@ -134,7 +141,7 @@ export async function calibrateModule(options: CalibrationOptions): Promise<Cali
                 task,
                 policy: options.policy,
                 user: createInstanceUser(environment.instance(task)),
-                sampling: options.sampling ?? { temperature: 1 },
+                sampling: { ...(options.sampling ?? { temperature: 1 }), seed: samplingSeedStart + seed * samples + trial },
                 trial,
                 ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
               });
