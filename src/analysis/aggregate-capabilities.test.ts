@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import { DataFileError } from "../envs/core/data-file-error.js";
 import { aggregateCapabilities, populationStandardDeviation, selectedCapabilities } from "./aggregate-capabilities.js";
 import { aggregateDirectory, readScoresFile } from "./analysis-directory.js";
+import { keepStability } from "./keep-stability.js";
 import type { CapabilityLabelLists, RunFile } from "./run-file.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-aggregate-"));
@@ -139,6 +140,11 @@ describe("aggregateDirectory", () => {
     assert.deepEqual(scores.run_files, ["run_01.json", "run_02.json", "run_03.json"]);
     assert.equal(scores.capabilities.length, 3);
     assert.equal(scores.labeler, "test");
+    // Every capability's share of resamples in which it is kept is in the scores, equal to keepStability's, and not in
+    // the selection (the reference format).
+    const shares = keepStability(RUNS, THRESHOLDS);
+    for (const score of scores.capabilities) assert.equal(score.kept_in_resamples, shares.get(score.skill));
+    assert.ok(selected.every((row) => !("kept_in_resamples" in row)));
   });
 
   test("a run file of unknown shape is refused with the file and the field", () => {

@@ -54,6 +54,8 @@ export interface CapabilityRunScore {
 
 export interface CapabilityScore extends CapabilitySelection {
   per_run: (CapabilityRunScore | null)[];
+  /** The share of bootstrap resamples of the analysed tasks in which it would be kept (`keepStability`; our addition). */
+  kept_in_resamples?: number;
 }
 
 export interface AggregationResult {
@@ -124,5 +126,5 @@ export function aggregateCapabilities(
 
 /** The kept capabilities, ranked by mean Δ, as `selected_capabilities.json` rows. */
 export function selectedCapabilities(result: AggregationResult): CapabilitySelection[] {
-  return result.capabilities.filter((score) => score.status === "kept").map(({ per_run: _perRun, ...selection }) => selection);
+  return result.capabilities.filter((score) => score.status === "kept").map(({ per_run: _perRun, kept_in_resamples: _kept, ...selection }) => selection);
 }

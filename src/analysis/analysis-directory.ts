@@ -10,6 +10,7 @@ import { z } from "zod";
 import { readJsonFile } from "../envs/core/read-json-file.js";
 import { aggregateCapabilities, selectedCapabilities, type AggregationResult, type AggregationThresholds, type CapabilitySelection } from "./aggregate-capabilities.js";
 import { candidateDescriptions, readCandidatesFile } from "./candidates-file.js";
+import { keepStability } from "./keep-stability.js";
 import { NoRunFilesError } from "./no-run-files-error.js";
 import { listRunFiles, readRunFile } from "./run-file.js";
 import { writeJsonFile } from "./write-json-file.js";
@@ -51,7 +52,7 @@ export const scoresFileSchema = z.looseObject({
   runs: z.number().int(),
   run_files: z.array(z.string()),
   labeler: z.string().optional(),
-  capabilities: z.array(capabilitySelectionObject.extend({ per_run: z.array(runScoreSchema.nullable()) })),
+  capabilities: z.array(capabilitySelectionObject.extend({ per_run: z.array(runScoreSchema.nullable()), kept_in_resamples: z.number().min(0).max(1).optional() })),
 });
 
 export interface AggregateDirectoryOptions {
@@ -70,7 +71,15 @@ export function aggregateDirectory(options: AggregateDirectoryOptions): ScoresFi
   const runs = files.map((file) => readRunFile(file));
   const candidatesFile = path.join(options.runsDirectory, CANDIDATES_FILE);
   const descriptions = existsSync(candidatesFile) ? candidateDescriptions(readCandidatesFile(candidatesFile)) : new Map<string, string>();
-  const result = aggregateCapabilities(runs, { thresholds: options.thresholds, descriptions });
+  const aggregated = aggregateCapabilities(runs, { thresholds: options.thresholds, descriptions });
+  const stability = keepStability(runs, options.thresholds);
+  const result: AggregationResult = {
+    ...aggregated,
+    capabilities: aggregated.capabilities.map((score) => {
+      const share = stability.get(score.skill);
+      return share === undefined ? score : { ...score, kept_in_resamples: share };
+    }),
+  };
   const selectedFile = options.out ?? path.join(options.runsDirectory, SELECTED_FILE);
   const scores: ScoresFile = {
     ...result,

@@ -55,7 +55,7 @@ describe("trace analyze --labeler reference on the real τ²-bench runs (airline
     assert.deepEqual(selected.map((row) => row.mean_delta), selected.map((row) => row.mean_delta).sort((left, right) => right - left));
     assert.ok(!selected.some((row) => row.skill === "lookup_before_write"), "the base model looks records up before writing about as often when it fails as when it succeeds");
     const report = readFileSync(path.join(analysis, "report.md"), "utf8");
-    assert.match(report, /\| capability \| Cov mean ± sd \| Δ mean ± sd \| runs passed \| kept \| example failed tasks \|/);
+    assert.match(report, /\| capability \| Cov mean ± sd \| Δ mean ± sd \| runs passed \| kept \| kept in resamples \| example failed tasks \|/);
     assert.match(report, /\| lookup_before_write \| [0-9.]+ ± 0\.000 \| -?[0-9.]+ ± 0\.000 \| 0\/1 \| no \|/);
     assert.ok(printed.includes(report), "trace analyze prints the report");
     assert.equal(trace("analyze", "report", run, "--labeler", "reference").trim(), report.trim());

@@ -9,6 +9,7 @@ import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { runModuleReferenceAnalysis } from "../analysis/module-reference-analysis.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
+import { marginalCapabilities } from "../analysis/analysis-report.js";
 import type { ScoresFile } from "../analysis/analysis-directory.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
 import type { PipelineContext } from "./pipeline-context.js";
@@ -74,7 +75,11 @@ export async function runAnalyzeStage(context: PipelineContext): Promise<string>
       labeled = `${result.run.totals.total_failed + result.run.totals.total_passed} trajectories labeled`;
     }
     const kept = scores.capabilities.filter((capability) => capability.status === "kept").map((capability) => capability.skill);
-    return `${labeled}; kept: ${kept.join(", ") || "none"}`;
+    const marginal = marginalCapabilities(scores);
+    for (const entry of marginal) {
+      context.log(`  marginal: ${entry.skill} is ${entry.status} but would be kept in ${(100 * entry.share).toFixed(0)}% of resamples of the analysed tasks; more tasks or trials would settle it (analysis report)`);
+    }
+    return `${labeled}; kept: ${kept.join(", ") || "none"}${marginal.length === 0 ? "" : ` (marginal: ${marginal.map((entry) => entry.skill).join(", ")})`}`;
   } finally {
     store.close();
   }
