@@ -1,11 +1,13 @@
 /**
  * The analysis view: every capability the analysis scored, with coverage (Cov) and gap (Δ) per labeling run and over
- * runs, kept or rejected against the thresholds, and each capability's failed trajectories labelled LACKING.
+ * runs, kept or rejected against the thresholds, how firm that decision is (the share of resamples of the analysed
+ * tasks that keep it; marginal ones named), and each capability's failed trajectories labelled LACKING.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { SCORES_FILE, scoresFileSchema } from "../analysis/analysis-directory.js";
+import { isMarginal } from "../analysis/keep-stability.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import type { EpisodeKey } from "../store/trajectory-store.js";
@@ -26,6 +28,8 @@ export interface AnalysisView {
   scores: ScoresFile | null;
   /** Per capability, its LACKING failed trajectories. */
   lacking: Record<string, LackingTrajectory[]>;
+  /** The capabilities whose keep decision is marginal (kept in 10–90% of resamples of the analysed tasks). */
+  marginal: string[];
   notices: string[];
 }
 
@@ -33,7 +37,7 @@ export interface AnalysisView {
 export function readAnalysisView(run: RunDirectory): AnalysisView {
   checkRunDirectory(run);
   const directory = [run.analysisDirectory("llm"), run.analysisDirectory("reference")].find((candidate) => existsSync(path.join(candidate, SCORES_FILE)));
-  if (directory === undefined) return { directory: null, scores: null, lacking: {}, notices: ["no analysis yet (analysis/capability_scores.json is written by the analyze stage)"] };
+  if (directory === undefined) return { directory: null, scores: null, lacking: {}, marginal: [], notices: ["no analysis yet (analysis/capability_scores.json is written by the analyze stage)"] };
   const scores = readJsonArtifact(path.join(directory, SCORES_FILE), scoresFileSchema);
   const lacking = withExistingStore(run.storeFile, {}, (store) => {
     const failed = new Map(
@@ -55,5 +59,6 @@ export function readAnalysisView(run: RunDirectory): AnalysisView {
     }
     return Object.fromEntries(Object.entries(byCapability).map(([capability, rows]) => [capability, [...rows.values()].filter((row) => row.lackingRuns > 0)]));
   });
-  return { directory: run.relative(directory), scores, lacking, notices: [] };
+  const marginal = scores.capabilities.flatMap((score) => (score.kept_in_resamples !== undefined && isMarginal(score.kept_in_resamples) ? [score.skill] : []));
+  return { directory: run.relative(directory), scores, lacking, marginal, notices: [] };
 }

@@ -31,8 +31,9 @@ function handMadeRun(): string {
   store.training.record([0, 1].map((member) => ({ adapter: "lookup", capability: "lookup", iteration: 1, group: 0, member, trajectory: trajectory("seed-0", member, member, "synthetic-lookup"), kept: true, advantage: member - 0.5 })));
   store.close();
   mkdirSync(path.join(root, "analysis"));
-  const capability = { skill: "lookup", description: "looks up first", mean_cov: 0.5, std_cov: 0.1, mean_delta: 0.4, std_delta: 0.05, n_runs_passed: 1, n_runs_total: 1, passes_consistency: true, example_failed_cases: [], status: "kept", per_run: [{ attempt: 1, cov: 0.5, delta: 0.4, er_minus: 0.5, er_plus: 0.1, passed: true }] };
-  writeFileSync(path.join(root, "analysis", "capability_scores.json"), JSON.stringify({ thresholds: { coverage: 0.1, gap: 0.2, minRuns: 1 }, runs: 1, run_files: ["run_01.json"], capabilities: [capability] }));
+  const capability = { skill: "lookup", description: "looks up first", mean_cov: 0.5, std_cov: 0.1, mean_delta: 0.4, std_delta: 0.05, n_runs_passed: 1, n_runs_total: 1, passes_consistency: true, example_failed_cases: [], status: "kept", per_run: [{ attempt: 1, cov: 0.5, delta: 0.4, er_minus: 0.5, er_plus: 0.1, passed: true }], kept_in_resamples: 0.62 };
+  const firm = { ...capability, skill: "verify", kept_in_resamples: 0.97 };
+  writeFileSync(path.join(root, "analysis", "capability_scores.json"), JSON.stringify({ thresholds: { coverage: 0.1, gap: 0.2, minRuns: 1 }, runs: 1, run_files: ["run_01.json"], capabilities: [capability, firm] }));
   mkdirSync(run.adapterDirectory("lookup"), { recursive: true });
   writeFileSync(path.join(run.adapterDirectory("lookup"), "metrics.jsonl"), JSON.stringify({ iteration: 1, rewardMean: 0.5, rewardStd: 0.5, groupsKept: 1, groupsDropped: 0, loss: 0.25 }) + '\n{"iteration": 2, "rewardMe');
   return root;
@@ -74,6 +75,7 @@ test("analysis: scores and each capability's failed trajectories labelled LACKIN
   const { body } = await get("/api/runs/0/analysis");
   assert.equal((body.scores as { capabilities: { mean_cov: number }[] }).capabilities[0]!.mean_cov, 0.5);
   assert.deepEqual((body.lacking as Record<string, { taskId: string }[]>).lookup!.map((row) => row.taskId), ["t1"], "t0 passed; t2 is PRESENT");
+  assert.deepEqual(body.marginal, ["lookup"], "kept in 62% of resamples is marginal, 97% is not");
 });
 
 test("training: the complete metrics lines as curves; the line still being written waits", async () => {

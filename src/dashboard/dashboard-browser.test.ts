@@ -253,12 +253,16 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
 
     // Analysis: Cov and Δ of capability_scores.json, the status, and a click from the capability to a LACKING trajectory.
     await show(page, "#/0/analysis");
-    const scores = JSON.parse(readFileSync(path.join(runDirectory, "analysis", "capability_scores.json"), "utf8")) as { capabilities: { skill: string; mean_cov: number; std_cov: number; mean_delta: number; std_delta: number; status: string }[] };
+    const scores = JSON.parse(readFileSync(path.join(runDirectory, "analysis", "capability_scores.json"), "utf8")) as { capabilities: { skill: string; mean_cov: number; std_cov: number; mean_delta: number; std_delta: number; status: string; kept_in_resamples: number }[] };
     const capabilityRows = await cells(page, '[data-testid="capabilities-table"]');
     const names = await evaluate<string[]>(page, `[...document.querySelectorAll('[data-testid="capability-name"]')].map((name) => name.textContent)`);
     assert.deepEqual(
-      capabilityRows.map((row, index) => [names[index], row[1], row[2], row[4]]),
-      scores.capabilities.map((capability) => [capability.skill, `${fixed(capability.mean_cov)} ± ${fixed(capability.std_cov)}`, `${fixed(capability.mean_delta)} ± ${fixed(capability.std_delta)}`, capability.status]),
+      capabilityRows.map((row, index) => [names[index], row[1], row[2], row[4], row[5]]),
+      scores.capabilities.map((capability) => {
+        const share = capability.kept_in_resamples;
+        const resamples = `${(100 * share).toFixed(1)}%${share > 0.1 && share < 0.9 ? " (marginal)" : ""}`;
+        return [capability.skill, `${fixed(capability.mean_cov)} ± ${fixed(capability.std_cov)}`, `${fixed(capability.mean_delta)} ± ${fixed(capability.std_delta)}`, capability.status, resamples];
+      }),
     );
     const lacking = store.listLabels({ capability: scores.capabilities[0]!.skill }).filter((label) => label.label === "LACKING" && store.getEpisode(label)?.success !== true);
     assert.ok(lacking.length > 0, "the scripted analyst labels every failed trajectory LACKING");

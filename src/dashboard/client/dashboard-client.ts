@@ -219,6 +219,7 @@ function renderAnalysis(data: Json, current: Route): string {
       numberCell(`${number(capability.mean_delta)} ± ${number(capability.std_delta)}`),
       numberCell(`${capability.n_runs_passed}/${capability.n_runs_total}`),
       `<span class="${capability.status === "kept" ? "passed" : "failed"}" data-testid="capability-status">${escape(capability.status)}</span>`,
+      capability.kept_in_resamples === undefined ? "–" : numberCell(`${percent(capability.kept_in_resamples)}${(data.marginal as string[]).includes(capability.skill) ? " (marginal)" : ""}`),
       perRun,
       `<span data-testid="lacking-count">${lacking.length}</span> ${links}`,
     ];
@@ -226,7 +227,7 @@ function renderAnalysis(data: Json, current: Route): string {
   const thresholds = scores.thresholds;
   return `${notices(data)}<h2>capabilities (${escape(data.directory)}, ${escape(scores.labeler ?? "")})</h2>
     <p data-testid="thresholds">kept when Cov ≥ ${thresholds.coverage} and Δ ≥ ${thresholds.gap} in at least ${thresholds.minRuns} of ${scores.runs} labeling runs</p>
-    ${table(["capability", "Cov (mean ± sd)", "Δ (mean ± sd)", "runs passed", "status", "per labeling run", "LACKING failed trajectories"], rows, 'data-testid="capabilities-table"')}`;
+    ${table(["capability", "Cov (mean ± sd)", "Δ (mean ± sd)", "runs passed", "status", "kept in resamples", "per labeling run", "LACKING failed trajectories"], rows, 'data-testid="capabilities-table"')}`;
 }
 
 function renderEnvironments(data: Json, current: Route): string {
