@@ -74,6 +74,24 @@ test("a task's trials are drawn together", () => {
   assert.ok(Math.abs(share - (1 - 0.9 ** 10)) < 0.04, `kept in ${share}`);
 });
 
+test("with fewer tasks than were analysed, each resample draws that many distinct tasks", () => {
+  // Ten tasks of two trials, all failed; `rare` is lacking in both trials of task 0 only and passes whenever task 0 is
+  // drawn. Five distinct tasks of ten include task 0 with probability 1/2; all ten always do.
+  const trials = (task: number) => [`t:${task}`, `t:${task}#1`];
+  const failed = Array.from({ length: 10 }, (_, task) => trials(task)).flat();
+  const runFile: RunFile = {
+    attempt: 1,
+    totals: { total_failed: 20, total_passed: 0 },
+    labels: { rare: lists({ lacking_failed: trials(0), present_failed: failed.slice(2) }) },
+  };
+  const thresholds = { coverage: 0.05, gap: 0.05, minRuns: 1 };
+  const half = keepStability([runFile], thresholds, { resamples: 2000, tasks: 5 }).get("rare")!;
+  assert.ok(Math.abs(half - 0.5) < 0.04, `kept in ${half}`);
+  assert.equal(keepStability([runFile], thresholds, { resamples: 50, tasks: 10 }).get("rare"), 1, "all ten tasks: the point decision every time");
+  assert.equal(keepStability([runFile], thresholds, { resamples: 50, tasks: 1 }).get("rare")! < 0.5, true);
+  assert.throws(() => keepStability([runFile], thresholds, { tasks: 11 }), /tasks must be an integer from 1 to the 10 analysed, got 11/);
+});
+
 test("a bad number of resamples is refused", () => {
   assert.throws(() => keepStability([run(1)], THRESHOLDS, { resamples: 0 }), /resamples must be a positive integer, got 0/);
 });

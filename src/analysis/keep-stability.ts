@@ -5,8 +5,9 @@
  * whether the first is kept depends on which tasks happened to be analysed (TRACE-mini, fifteenth session: on 60 of the
  * same tasks the precondition capability fell to Δ 0.18 and TRACE lost its lead).
  *
- * A resample draws as many tasks as were analysed, with replacement; a task's trials (`key#2`, …) travel together, as
- * they share the task's difficulty. Every labeling run is reweighted with the same draw. Coverage's denominator is the
+ * A resample draws as many tasks as were analysed, with replacement (the bootstrap); with `tasks` below that, it
+ * draws that many without replacement instead ("had only m of these tasks been analysed", `npm run bench:analysis-tasks`).
+ * A task's trials (`key#2`, …) travel together, as they share the task's difficulty. Every labeling run is reweighted with the same draw. Coverage's denominator is the
  * drawn weight of the run's failed trajectories that carry any label (a failure left unlabeled by every capability is
  * not in a run file's lists), so a resample's Cov can differ slightly from the point estimate when labels are missing.
  */
@@ -20,6 +21,8 @@ export interface KeepStabilityOptions {
   resamples?: number;
   /** Seed of the resampling (default 0): the same runs give the same shares. */
   seed?: number;
+  /** Tasks per resample, drawn without replacement (default: every analysed task, drawn with replacement). */
+  tasks?: number;
 }
 
 /** Decisions taken in fewer than this share of resamples, or more than 1 − it, are firm; the rest marginal. */
@@ -66,15 +69,29 @@ export function keepStability(runs: readonly RunFile[], thresholds: AggregationT
   const kept = new Map(skills.map((skill) => [skill, 0]));
   const tasks = taskIndex.size;
   if (tasks === 0) return new Map(skills.map((skill) => [skill, 0]));
+  const subsample = options.tasks;
+  if (subsample !== undefined && (!Number.isInteger(subsample) || subsample < 1 || subsample > tasks)) {
+    throw new RangeError(`tasks must be an integer from 1 to the ${tasks} analysed, got ${subsample}`);
+  }
   const random = createModuleSdk().random(options.seed ?? 0);
+  const order = Array.from({ length: tasks }, (_, index) => index);
   const weights = new Float64Array(tasks);
   const total = (indices: readonly number[]) => indices.reduce((sum, index) => sum + (weights[index] ?? 0), 0);
   const ratio = (numerator: number, denominator: number) => (denominator > 0 ? numerator / denominator : 0);
   for (let resample = 0; resample < resamples; resample += 1) {
     weights.fill(0);
-    for (let draw = 0; draw < tasks; draw += 1) {
-      const task = random.int(0, tasks - 1);
-      weights[task] = (weights[task] ?? 0) + 1;
+    if (subsample === undefined) {
+      for (let draw = 0; draw < tasks; draw += 1) {
+        const task = random.int(0, tasks - 1);
+        weights[task] = (weights[task] ?? 0) + 1;
+      }
+    } else {
+      // The first `subsample` places of a partial Fisher–Yates shuffle: that many distinct tasks.
+      for (let place = 0; place < subsample; place += 1) {
+        const other = random.int(place, tasks - 1);
+        [order[place], order[other]] = [order[other]!, order[place]!];
+        weights[order[place]!] = 1;
+      }
     }
     const passedRuns = new Map<string, number>();
     for (const run of prepared) {
