@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isMarginal, keepStability, taskOfKey } from "./keep-stability.js";
+import { isMarginal, keepStability } from "./keep-stability.js";
+import { taskOfKey } from "./trajectory-key.js";
 import type { CapabilityLabelLists, RunFile } from "./run-file.js";
 
 function lists(partial: Partial<CapabilityLabelLists>): CapabilityLabelLists {

@@ -14,6 +14,7 @@
 import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import type { AggregationThresholds } from "./aggregate-capabilities.js";
 import type { RunFile } from "./run-file.js";
+import { taskOfKey } from "./trajectory-key.js";
 
 /** Options of `keepStability`. */
 export interface KeepStabilityOptions {
@@ -27,12 +28,6 @@ export interface KeepStabilityOptions {
 
 /** Decisions taken in fewer than this share of resamples, or more than 1 − it, are firm; the rest marginal. */
 export const MARGINAL_SHARE = 0.1;
-
-/** The task a trajectory key belongs to: `mini-service:seed-12#3` → `mini-service:seed-12`. */
-export function taskOfKey(key: string): string {
-  const hash = key.lastIndexOf("#");
-  return hash < 0 || !/^\d+$/.test(key.slice(hash + 1)) ? key : key.slice(0, hash);
-}
 
 /** Whether a share of resamples leaves the keep decision in doubt (between `MARGINAL_SHARE` and 1 − it). */
 export function isMarginal(keptShare: number): boolean {

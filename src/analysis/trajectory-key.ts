@@ -11,3 +11,9 @@ export function trajectoryKey(episode: EpisodeKey): string {
   const base = `${keyPrefix(episode.environment)}:${episode.taskId}`;
   return episode.trial === 0 ? base : `${base}#${episode.trial}`;
 }
+
+/** The task a trajectory key belongs to, its trial dropped: `mini-service:seed-12#3` → `mini-service:seed-12`. */
+export function taskOfKey(key: string): string {
+  const hash = key.lastIndexOf("#");
+  return hash < 0 || !/^\d+$/.test(key.slice(hash + 1)) ? key : key.slice(0, hash);
+}

@@ -6,12 +6,12 @@
  * decision taken. A user with few target tasks reads from it whether a capability their analysis kept, or missed, is
  * one more tasks would settle. The LLM analysis (`analysis/`) is read when present, else the reference labeler's.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
-import { readScoresFile, SCORES_FILE } from "../analysis/analysis-directory.js";
-import { keepStability, taskOfKey } from "../analysis/keep-stability.js";
+import { readScoresFile } from "../analysis/analysis-directory.js";
+import { keepStability } from "../analysis/keep-stability.js";
+import { taskOfKey } from "../analysis/trajectory-key.js";
 import { listRunFiles, readRunFile } from "../analysis/run-file.js";
 import { openRunDirectory } from "../run/run-directory.js";
 
@@ -29,7 +29,7 @@ const asked = values.tasks?.split(",").map((text) => {
 const percent = (share: number) => `${(100 * share).toFixed(0)}%`;
 for (const root of runDirectories) {
   const run = openRunDirectory(root);
-  const directory = [run.analysisDirectory("llm"), run.analysisDirectory("reference")].find((candidate) => existsSync(path.join(candidate, SCORES_FILE)));
+  const directory = run.scoredAnalysisDirectory();
   if (directory === undefined) throw new Error(`${root}: no analysis (run \`trace run CONFIG --run-dir ${root} --until analyze\` first)`);
   const scores = readScoresFile(directory);
   const runs = listRunFiles(directory).map((file) => readRunFile(file));

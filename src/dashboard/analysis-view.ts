@@ -3,11 +3,10 @@
  * runs, kept or rejected against the thresholds, how firm that decision is (the share of resamples of the analysed
  * tasks that keep it; marginal ones named), and each capability's failed trajectories labelled LACKING.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { SCORES_FILE, scoresFileSchema } from "../analysis/analysis-directory.js";
-import { isMarginal } from "../analysis/keep-stability.js";
+import { marginalCapabilities } from "../analysis/analysis-report.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import type { EpisodeKey } from "../store/trajectory-store.js";
@@ -36,7 +35,7 @@ export interface AnalysisView {
 /** Reads `capability_scores.json` of the run's analysis and the store's labels. */
 export function readAnalysisView(run: RunDirectory): AnalysisView {
   checkRunDirectory(run);
-  const directory = [run.analysisDirectory("llm"), run.analysisDirectory("reference")].find((candidate) => existsSync(path.join(candidate, SCORES_FILE)));
+  const directory = run.scoredAnalysisDirectory();
   if (directory === undefined) return { directory: null, scores: null, lacking: {}, marginal: [], notices: ["no analysis yet (analysis/capability_scores.json is written by the analyze stage)"] };
   const scores = readJsonArtifact(path.join(directory, SCORES_FILE), scoresFileSchema);
   const lacking = withExistingStore(run.storeFile, {}, (store) => {
@@ -59,6 +58,6 @@ export function readAnalysisView(run: RunDirectory): AnalysisView {
     }
     return Object.fromEntries(Object.entries(byCapability).map(([capability, rows]) => [capability, [...rows.values()].filter((row) => row.lackingRuns > 0)]));
   });
-  const marginal = scores.capabilities.flatMap((score) => (score.kept_in_resamples !== undefined && isMarginal(score.kept_in_resamples) ? [score.skill] : []));
+  const marginal = marginalCapabilities(scores).map((entry) => entry.skill);
   return { directory: run.relative(directory), scores, lacking, marginal, notices: [] };
 }

@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { CapabilitySelection } from "../analysis/aggregate-capabilities.js";
-import { capabilitySelectionSchema, SELECTED_FILE } from "../analysis/analysis-directory.js";
+import { capabilitySelectionSchema, SCORES_FILE, SELECTED_FILE } from "../analysis/analysis-directory.js";
 import { REFERENCE_DIRECTORY } from "../analysis/reference-analysis.js";
 import { ENVIRONMENT_REPORT_FILE, environmentReportSchema, MODULE_FILE, type EnvironmentReportFile } from "../synthesis/generation/environment-directory.js";
 import { capabilityEnvironmentEntrySchema, environmentIndexSchema, type CapabilityEnvironmentEntry, type EnvironmentIndex } from "./environment-index.js";
@@ -103,6 +103,11 @@ export class RunDirectory {
   analysisDirectory(labeler: AnalysisLabeler): string {
     const directory = path.join(this.root, "analysis");
     return labeler === "llm" ? directory : path.join(directory, REFERENCE_DIRECTORY);
+  }
+
+  /** The analysis directory that has scores (`capability_scores.json`): the LLM analyst's first, else the reference labeler's. */
+  scoredAnalysisDirectory(): string | undefined {
+    return [this.analysisDirectory("llm"), this.analysisDirectory("reference")].find((candidate) => existsSync(path.join(candidate, SCORES_FILE)));
   }
 
   /** `selected_capabilities.json` of the labeler's analysis: the kept capabilities. */
