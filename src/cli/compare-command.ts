@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { COMPARE_METHODS, type CompareMethod } from "../compare/compare-methods.js";
+import { poolComparisons } from "../compare/pool-comparisons.js";
 import { runCompare } from "../compare/run-compare.js";
 import { compareConfigSchema, loadPipelineConfig } from "../pipeline/pipeline-config.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
@@ -55,5 +56,25 @@ export function registerCompareCommand(program: Command): void {
     .option("--seeds <list>", "comma-separated training seeds (default: the configuration's compare.seeds, else 0)")
     .action(async (runDirectory: string, options: { methods?: string; seeds?: string }) => {
       await runCompareCommand(runDirectory, options, write);
+    });
+}
+
+/** Pools the comparisons of `runDirectories` into one report in `outDirectory`. */
+export async function runPoolCommand(runDirectories: readonly string[], options: { out: string }, write: (line: string) => void): Promise<string[]> {
+  const { files, replicates } = await poolComparisons(runDirectories, options.out);
+  write(`trace pool: ${runDirectories.length} runs, ${replicates.length} replicates (${replicates.map((replicate) => `${replicate.replicate} = ${replicate.runDirectory} seed ${replicate.seed}`).join("; ")})`);
+  for (const file of files) write(`wrote ${file}`);
+  return files;
+}
+
+export function registerPoolCommand(program: Command): void {
+  const write = (line: string) => void process.stdout.write(line + "\n");
+  program
+    .command("pool")
+    .description("one comparison report over several runs' comparisons (the same design on several evaluation splits, or seeds spread over runs): every (run, seed) a replicate, TRACE paired with each method within it")
+    .argument("<runs...>", "run directories with compare/ results")
+    .requiredOption("--out <dir>", "directory for the pooled comparison.md, CSVs and curves")
+    .action(async (runDirectories: string[], options: { out: string }) => {
+      await runPoolCommand(runDirectories, options, write);
     });
 }

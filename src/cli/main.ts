@@ -1,7 +1,7 @@
 /** The `trace` command line: parses arguments and dispatches to the command modules. */
 import { Command, CommanderError } from "commander";
 import { registerAnalyzeCommands } from "./analyze-commands.js";
-import { registerCompareCommand } from "./compare-command.js";
+import { registerCompareCommand, registerPoolCommand } from "./compare-command.js";
 import { registerModelCommands } from "./model-commands.js";
 import { registerRolloutCommands } from "./rollout-commands.js";
 import { registerRunCommand } from "./run-command.js";
@@ -33,6 +33,7 @@ function createProgram(): Command {
   registerWorkerCommands(program);
   registerRunCommand(program);
   registerCompareCommand(program);
+  registerPoolCommand(program);
   registerSynthesisCommands(program);
   registerServeCommand(program);
   registerDashboardCommand(program);

@@ -1,5 +1,9 @@
 /** `RUN/compare/seed-<N>/<method>/result.json`: one method's result for one training seed; a rerun skips a method that has one. */
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
+import { readJsonArtifact } from "../run/json-artifact.js";
+import { COMPARE_METHODS } from "./compare-methods.js";
 import type { Snapshot } from "./compare-setup.js";
 import type { DomainScore } from "./evaluate-snapshot.js";
 import type { MethodSeedResult } from "./report/comparison-types.js";
@@ -30,3 +34,23 @@ export const methodSeedRecordSchema: z.ZodType<MethodSeedRecord> = z.looseObject
   notes: z.array(z.string()),
   machine: z.string().optional(),
 });
+
+/** A method's place in `COMPARE_METHODS` (names it does not know after those, by name). */
+function methodOrder(method: string): number {
+  const index = (COMPARE_METHODS as readonly string[]).indexOf(method);
+  return index === -1 ? COMPARE_METHODS.length : index;
+}
+
+/** Every `result.json` under `compareDirectory/seed-*` (written so far), by seed, then in `COMPARE_METHODS` order. */
+export function readMethodSeedRecords(compareDirectory: string): MethodSeedRecord[] {
+  if (!existsSync(compareDirectory)) return [];
+  return readdirSync(compareDirectory, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^seed-\d+$/.test(entry.name))
+    .sort((a, b) => Number(a.name.slice(5)) - Number(b.name.slice(5)))
+    .flatMap((seed) =>
+      readdirSync(path.join(compareDirectory, seed.name), { withFileTypes: true })
+        .filter((method) => method.isDirectory() && existsSync(path.join(compareDirectory, seed.name, method.name, "result.json")))
+        .sort((a, b) => methodOrder(a.name) - methodOrder(b.name) || a.name.localeCompare(b.name))
+        .map((method) => readJsonArtifact(path.join(compareDirectory, seed.name, method.name, "result.json"), methodSeedRecordSchema)),
+    );
+}

@@ -3,15 +3,13 @@
  * domain and overall, and the budget spent) and the budget-vs-score curves, from `compare/seed-<N>/<method>/result.json`
  * through compare's own summary and chart specification, so the page shows what `compare/comparison.md` reports.
  */
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
+import { existsSync } from "node:fs";
 import type { TopLevelSpec } from "vega-lite";
-import { methodSeedRecordSchema, type MethodSeedRecord } from "../compare/method-seed-record.js";
+import { readMethodSeedRecords } from "../compare/method-seed-record.js";
 import { alignCurves } from "../compare/report/align-curves.js";
 import { curvesChartSpec } from "../compare/report/curves-chart.js";
 import type { Summary } from "../compare/report/summary-statistics.js";
 import { pairedDifferences, summarizeKinds, summarizeMethods, type KindsSummary, type PairedDifference } from "../compare/report/summarize-methods.js";
-import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import { checkRunDirectory } from "./dashboard-run.js";
 
@@ -38,25 +36,12 @@ export interface ComparisonView {
   notices: string[];
 }
 
-/** Every `result.json` under `compare/seed-*`, in seed then method order. */
-function readResults(run: RunDirectory): MethodSeedRecord[] {
-  const root = run.compareDirectory;
-  return readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && /^seed-\d+$/.test(entry.name))
-    .sort((a, b) => Number(a.name.slice(5)) - Number(b.name.slice(5)))
-    .flatMap((seed) =>
-      readdirSync(path.join(root, seed.name), { withFileTypes: true })
-        .filter((method) => method.isDirectory() && existsSync(path.join(root, seed.name, method.name, "result.json")))
-        .map((method) => readJsonArtifact(path.join(root, seed.name, method.name, "result.json"), methodSeedRecordSchema)),
-    );
-}
-
 /** Reads the comparison's results (those written so far while `compare` runs). */
 export function readComparisonView(run: RunDirectory): ComparisonView {
   checkRunDirectory(run);
   const empty = (notice: string): ComparisonView => ({ domains: [], methods: [], kinds: [], paired: [], budget: null, curves: null, notices: [notice] });
   if (!existsSync(run.compareDirectory)) return empty("no comparison yet (compare/ is written by `trace compare` or the compare stage)");
-  const results = readResults(run);
+  const results = readMethodSeedRecords(run.compareDirectory);
   if (results.length === 0) return empty("no method has finished yet (compare/seed-<N>/<method>/result.json)");
   const summary = summarizeMethods(results);
   const budget = Math.max(...results.map((result) => result.budget.limit));

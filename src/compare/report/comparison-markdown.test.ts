@@ -131,6 +131,12 @@ describe("renderComparisonMarkdown", () => {
       ["TRACE", "50.0 ± 0.0", "87.5 ± 17.7"],
     ]);
     assert.doesNotMatch(markdown, /per kind of task/);
+    // Pooled evaluation splits hold different numbers of a kind: the header gives the fewest and the most.
+    const pooled = renderComparisonMarkdown(
+      [withKinds({ method: "base", label: "Base agent", group: "baseline", seed: 0 }, { payment: [1, 4] }), withKinds({ method: "base", label: "Base agent", group: "baseline", seed: 1 }, { payment: [1, 5] })],
+      OPTIONS,
+    );
+    assert.deepEqual(tableUnder(pooled, "## Pass rate per kind of task")[0], ["method", "payment (4–5)"]);
   });
 
   test("formats signed points", () => {

@@ -53,7 +53,7 @@ function table(methods: readonly MethodSummary[], domains: readonly string[], ba
 function kindTables(results: readonly MethodSeedResult[], domains: readonly string[]): string[] {
   const sections: string[] = [];
   for (const summary of summarizeKinds(results)) {
-    const header = ["method", ...summary.kinds.map(({ kind, episodes }) => `${escapeCell(kind)} (${episodes})`)];
+    const header = ["method", ...summary.kinds.map(({ kind, episodes, maximumEpisodes }) => `${escapeCell(kind)} (${episodes}${maximumEpisodes === episodes ? "" : `–${maximumEpisodes}`})`)];
     const rows = summary.methods.map((method) => [escapeCell(method.label), ...method.rates.map((rate) => (rate === null ? "-" : formatPercent(rate)))]);
     if (domains.length > 1) sections.push(`### ${escapeCell(summary.domain)}`, "");
     sections.push(markdownTable([header, ...rows], { align: ["l", ...summary.kinds.map(() => "r" as const)] }), "");
@@ -116,6 +116,9 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     ...(options.incomplete === undefined || options.incomplete.length === 0
       ? []
       : [`**Incomplete**: ${options.incomplete.map(escapeCell).join("; ")} failed; the tables hold the method runs that finished (\`seeds\` says how many per method). Run again to resume the failed ones.`, ""]),
+    ...(options.replicates === undefined
+      ? []
+      : [`Pooled: each seed of these tables is one (run, training seed) pair, and TRACE is paired with a method within it: ${options.replicates.map((name, index) => `${index} = ${escapeCell(name)}`).join("; ")}.`, ""]),
     ...machineLines(results),
     "Cells are evaluation pass rates in percent, mean ± sample standard deviation over seeds; `seeds` is n. " +
       `"overall" pools all domains' episodes of a seed.` +

@@ -56,4 +56,9 @@ export interface ComparisonReportOptions {
   budgetRule?: string;
   /** Method runs that failed, one phrase each ("seed 0 mixture (why)"): the report says it is incomplete. */
   incomplete?: readonly string[];
+  /**
+   * When the results pool several runs (`trace pool`): what each seed number of the report stands for, indexed by it
+   * ("runs/a seed 0"); the report lists them under the budget line.
+   */
+  replicates?: readonly string[];
 }

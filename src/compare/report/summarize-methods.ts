@@ -59,7 +59,8 @@ export function summarizeMethods(results: readonly MethodSeedResult[]): Comparis
 /** One domain's pass rates per kind of task: its kinds (sorted, with episodes per seed) and each method's summaries. */
 export interface KindsSummary {
   domain: string;
-  kinds: { kind: string; episodes: number }[];
+  /** Each kind's episodes per seed: the fewest and the most (they differ when the results pool several evaluation splits). */
+  kinds: { kind: string; episodes: number; maximumEpisodes: number }[];
   /** Per method (first-seen order), one summary per kind over the seeds that evaluated it; null where none did. */
   methods: { method: string; label: string; rates: (Summary | null)[] }[];
 }
@@ -75,7 +76,13 @@ export function summarizeKinds(results: readonly MethodSeedResult[]): KindsSumma
     return [
       {
         domain,
-        kinds: kinds.map((kind) => ({ kind, episodes: results.map((result) => countsOf(result)?.[kind]?.total).find((total) => total !== undefined) ?? 0 })),
+        kinds: kinds.map((kind) => {
+          const totals = results.flatMap((result) => {
+            const total = countsOf(result)?.[kind]?.total;
+            return total === undefined ? [] : [total];
+          });
+          return { kind, episodes: totals.length === 0 ? 0 : Math.min(...totals), maximumEpisodes: totals.length === 0 ? 0 : Math.max(...totals) };
+        }),
         methods: methods.map((seeds) => ({
           method: seeds[0]!.method,
           label: seeds[0]!.label,

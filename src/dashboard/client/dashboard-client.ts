@@ -296,7 +296,7 @@ function renderComparison(data: Json): string {
   ]);
   const kinds = (data.kinds as Json[])
     .map((summary) => {
-      const header = ["method", ...(summary.kinds as Json[]).map((kind) => `${kind.kind} (${kind.episodes})`)];
+      const header = ["method", ...(summary.kinds as Json[]).map((kind) => `${kind.kind} (${kind.episodes}${kind.maximumEpisodes === kind.episodes ? "" : `–${kind.maximumEpisodes}`})`)];
       const kindRows = (summary.methods as Json[]).map((method) => [escape(method.label), ...(method.rates as Json[]).map((rate) => numberCell(rate === null ? "-" : `${percent(rate.mean)} ± ${percent(rate.standardDeviation)}`))]);
       return `<h3>pass rate per kind of task: ${escape(summary.domain)}</h3>${table(header, kindRows, `data-testid="kinds-table" data-domain="${escape(summary.domain)}"`)}`;
     })
