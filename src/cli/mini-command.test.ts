@@ -43,7 +43,8 @@ const config = {
   // One extra sampling round at most: TRACE's allowance is 2 × G × K per iteration, and it may spend less (the budget
   // of every other method, asserted below).
   training: { iterations: 1, allocation: "coverage", groups: 2, samples: 2, learningRate: 1e-3, learningRates: { correct_write_arguments: 2e-3 }, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
-  routing: { method: "retrieval", examples: 8 },
+  // Requests with two or more sentences close to the examples go to the merged adapters.
+  routing: { method: "retrieval", examples: 8, multiPartSimilarity: 0.3 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
   compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16, proposalsPerRound: 2 } },
@@ -110,6 +111,14 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(routing.decisions.length, 12, "8 training and 4 evaluation tasks routed");
   assert.ok(routing.decisions.every((decision) => decision.source === "retrieval"));
   assert.equal(routing.accuracy?.tasks, 4);
+  // routing.multiPartSimilarity: a fifth option, the adapters merged on the worker and saved in the run, takes the
+  // multi-part requests; compare's TRACE merges each snapshot's own checkpoints for them.
+  const options = (JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { options: { label: string; capability: string | null }[]; decisions: { label: string }[] });
+  const mergedOption = options.options.find((option) => option.capability === "(merged adapters)");
+  assert.ok(mergedOption !== undefined && options.decisions.some((decision) => decision.label === mergedOption.label), JSON.stringify(options.options));
+  assert.ok(existsSync(path.join(runDirectory, "routing", "merged-adapter", "adapter_config.json")));
+  assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "trace", "merged", "snapshot-0", "adapter_config.json")));
+  assert.match(stdout, /merged \d+ adapters for multi-part requests/);
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
   // allocation "coverage": the adapters' iterations, shared by the analysis's Cov, add up to one per capability.

@@ -4,7 +4,7 @@ import os from "node:os";
 import type { Command } from "commander";
 import { createPipelineContext, type PipelineContext } from "../pipeline/pipeline-context.js";
 import { loadPipelineConfig } from "../pipeline/pipeline-config.js";
-import { createRunRouter } from "../pipeline/route-stage.js";
+import { createRunRouter, routedAdapters } from "../pipeline/route-stage.js";
 import { ensureAdaptersServed } from "../pipeline/serve-adapter.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { createRoutedChatServer, type UpstreamServer } from "../serving/routed-chat-server.js";
@@ -63,8 +63,8 @@ export async function serveRun(runDirectory: string, options: ServeRunOptions): 
   const config = loadPipelineConfig(openRunDirectory(runDirectory).configFile, { runDirectory });
   const context = createPipelineContext(config, options.log);
   try {
-    await ensureAdaptersServed(context, context.run.readTrainedAdapters().map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
     const router = await createRunRouter(context);
+    await ensureAdaptersServed(context, await routedAdapters(context, router.options));
     const { gone, ...upstream } = await upstreamOf(context);
     // An external sampler serves the base model under its own name; adapters keep theirs.
     const baseModel = context.externalPolicy?.model;

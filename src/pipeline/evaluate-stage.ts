@@ -13,7 +13,7 @@ import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
 import { createRoutedChatClient } from "../routing/routed-chat-client.js";
-import { createRunRouter } from "./route-stage.js";
+import { createRunRouter, routedAdapters } from "./route-stage.js";
 import { runEvaluation } from "./evaluation-episodes.js";
 import { sumPassCounts, type EvaluationScore } from "./pass-counts.js";
 import { passesByRoute, routingDistribution } from "./routing-summary.js";
@@ -27,8 +27,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   const { config, run } = context;
   const { target, evaluation } = config;
   // After a resume the worker is fresh: the trained adapters are loaded from their directories.
-  await ensureAdaptersServed(context, run.readTrainedAdapters().map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath })));
   const routing = run.readRoutingFile();
+  await ensureAdaptersServed(context, await routedAdapters(context, routing.options));
   const chosen = new Map(routing.decisions.map((decision) => [`${decision.environment}\u0000${decision.taskId}`, decision.model]));
   const clients = new Map<string, ChatClient>();
   for (const option of routing.options) clients.set(option.model, await context.sampler(option.model));

@@ -176,3 +176,11 @@ test("own targets: the fields each kind needs, the LLM analyst, the judge role",
   assert.throws(parse({ target: mcp, analysis: { labeler: "llm" }, endpoints: { a: { url: "http://127.0.0.1:1/v1", model: "m" } }, roles: { analyst: "a" } }), /roles\.judge: required: target\.mcp\.grader is an LLM judge/);
   assert.throws(parse({ target: { ...mcp, mcp: { ...mcp.mcp, url: "http://127.0.0.1:1/mcp" } }, analysis: { labeler: "llm" } }), /give exactly one of command/);
 });
+
+test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router", () => {
+  const routing = (value: unknown) => parsePipelineConfig({ ...minimal, routing: value }, "c.json");
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartSimilarity, 0.3);
+  assert.equal(routing({ method: "retrieval" }).routing.multiPartSimilarity, undefined, "off unless set");
+  for (const bad of [0, 1.5, "0.3"]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartSimilarity:")), String(bad));
+  assert.throws(() => routing({ method: "model", multiPartSimilarity: 0.3 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.multiPartSimilarity: needs routing\.method "retrieval"/.test(issue)));
+});

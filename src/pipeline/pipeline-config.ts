@@ -386,6 +386,12 @@ const pipelineConfigSchema = z.strictObject({
       labels: z.array(z.string().min(1)).optional(),
       /** `retrieval`: example requests per capability, from its environment's seeds 0 … N − 1. */
       examples: positiveInteger.default(40),
+      /**
+       * `retrieval` only, off when unset: a request two or more of whose sentences each match a capability's examples
+       * with this similarity or more asks for several things at once, and goes to the TIES merge of the capability
+       * adapters (beyond the paper, which routes every task to one adapter; `docs/pipeline.md`, "Multi-part requests").
+       */
+      multiPartSimilarity: z.number().gt(0).max(1).optional(),
     })
     .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */
@@ -429,6 +435,7 @@ const pipelineConfigSchema = z.strictObject({
     context.addIssue({ code: "custom", path: ["analysis", "labeler"], message: `a ${config.target.kind} target needs the LLM analyst ("llm"; the reference labeler knows only τ² and TRACE-mini)` });
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
+  if (config.routing.multiPartSimilarity !== undefined && config.routing.method !== "retrieval") context.addIssue({ code: "custom", path: ["routing", "multiPartSimilarity"], message: 'needs routing.method "retrieval" (the sentences of a request are matched against the capabilities\' example requests)' });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 }).transform((config) => ({
   ...config,

@@ -5,9 +5,9 @@
  * their family, the routing accuracy.
  */
 import { createRouter } from "../routing/create-router.js";
-import { createRetrievalRouter } from "../routing/retrieval-router.js";
+import { createRetrievalRouter, isMultiPart } from "../routing/retrieval-router.js";
 import { defaultLabels } from "../routing/routing-labels.js";
-import type { RoutingDecision, RoutingOption } from "../routing/routing-option.js";
+import { MERGED_ADAPTERS_ROUTE, type RoutingDecision, type RoutingOption } from "../routing/routing-option.js";
 import { solutionTranscript } from "../routing/solution-transcript.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Task } from "../spec/task.js";
@@ -18,8 +18,15 @@ import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
 import { loadTargetDomains } from "./target-tasks.js";
+import { mergeAdaptersInto } from "./serve-adapter.js";
 
-/** The routing options of a run: each trained adapter in order, then "none of these" (the base model). */
+/** The served name of the merged adapters (multi-part requests); the worker merges them under `${MERGED_MODEL}-source`. */
+const MERGED_MODEL = "trace-merged";
+
+/**
+ * The routing options of a run: each trained adapter in order, then "none of these" (the base model), then — with
+ * `routing.multiPartSimilarity` and two or more adapters — the adapters merged, for multi-part requests.
+ */
 async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
   const { config, run } = context;
   const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
@@ -33,7 +40,24 @@ async function routingOptions(context: PipelineContext): Promise<RoutingOption[]
     options.push({ label: labels[index]!, capability: adapter.capability, model: adapter.adapter, description: entry.description, example });
   }
   options.push({ label: labels.at(-1)!, capability: null, model: config.model.servedModelName, description: "", example: "" });
+  if (config.routing.multiPartSimilarity !== undefined && adapters.length >= 2) {
+    options.push({ label: defaultLabels(adapters.length + 2).at(-1)!, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: "A request that asks for several things at once: the capability adapters merged (TIES).", example: "" });
+  }
   return options;
+}
+
+/**
+ * The adapters a run's routing samples: the trained ones, and the merged one when the routing offers it (merged
+ * from the trained ones and saved under `routing/merged-adapter/` the first time).
+ */
+export async function routedAdapters(context: PipelineContext, options: readonly Pick<RoutingOption, "capability" | "model">[]): Promise<{ model: string; adapterPath: string }[]> {
+  const trained = context.run.readTrainedAdapters().map((adapter) => ({ model: adapter.adapter, adapterPath: adapter.adapterPath }));
+  const merged = options.find((option) => option.capability === MERGED_ADAPTERS_ROUTE);
+  if (merged === undefined) return trained;
+  const adapterPath = context.run.mergedAdapterDirectory;
+  const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath);
+  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
+  return [...trained, { model: merged.model, adapterPath }];
 }
 
 /** A router over the run's options as the configuration asks. */
@@ -50,8 +74,15 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
       if (runner !== undefined) for (let seed = 0; seed < config.routing.examples; seed += 1) examples.push((await runner.generate(seed)).request);
       withExamples.push({ ...option, examples });
     }
-    const router = createRetrievalRouter({ options: withExamples });
-    return { options, describe: `retrieval over ${config.routing.examples} requests per capability environment`, route: (request) => Promise.resolve(router.route(request)) };
+    const merged = options.find((option) => option.capability === MERGED_ADAPTERS_ROUTE);
+    const router = createRetrievalRouter({ options: withExamples.filter((option) => option !== merged && option.capability !== MERGED_ADAPTERS_ROUTE) });
+    const threshold = config.routing.multiPartSimilarity;
+    const route = (request: string): RoutingDecision => {
+      if (merged === undefined || threshold === undefined || !isMultiPart(router, request, threshold)) return router.route(request);
+      return { label: merged.label, capability: merged.capability, model: merged.model, logprobs: options.map((option) => ({ label: option.label, logprob: option === merged ? 0 : null })), source: "retrieval" };
+    };
+    const multiPart = merged === undefined ? "" : `; a request with two or more sentences at similarity ≥ ${threshold} to the merged adapters (${merged.label})`;
+    return { options, describe: `retrieval over ${config.routing.examples} requests per capability environment${multiPart}`, route: (request) => Promise.resolve(route(request)) };
   }
   // The `router` role scores the labels with the base model: the worker (default) or an endpoint with /tokenize.
   const endpoint = roleEndpoint(config, "router");
@@ -99,6 +130,8 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
     }
     optionFamilies.set(option.label, [...families]);
   }
+  // The merged adapters are made now, so that every later stage (and `trace serve`) finds them.
+  await routedAdapters(context, router.options);
   const judged: JudgedRoute[] = [];
   try {
     for (const domain of await loadTargetDomains(config)) {
@@ -116,7 +149,9 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
         const facts = domain.moduleEnvironment?.instance(task).facts;
         const family = familyOf(facts);
         const needs = needsOf(facts);
-        if (family !== undefined && domain.evaluationTasks.includes(task)) judged.push({ taskFamily: family, ...(needs === undefined ? {} : { needs }), chosenFamilies: optionFamilies.get(decision.label) });
+        if (family !== undefined && domain.evaluationTasks.includes(task)) {
+          judged.push({ taskFamily: family, ...(needs === undefined ? {} : { needs }), chosenFamilies: optionFamilies.get(decision.label), ...(decision.capability === MERGED_ADAPTERS_ROUTE ? { chosenMerged: true } : {}) });
+        }
       }
     }
   } finally {

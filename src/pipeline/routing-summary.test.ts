@@ -67,3 +67,13 @@ test("the tasks routed to each option: the base's and the routed agent's finishe
     { option: "base (none of these)", label: "B", tasks: 1, base: { passed: 1, total: 1 }, trace: { passed: 0, total: 1 } },
   ]);
 });
+
+test("a task sent to the merged adapters is routed right when it needs two or more families, wrong otherwise", () => {
+  const accuracy = routingAccuracy([
+    { taskFamily: "composite", needs: ["multi_cancel", "payment"], chosenFamilies: [], chosenMerged: true },
+    { taskFamily: "payment", chosenFamilies: [], chosenMerged: true },
+    { taskFamily: "payment", chosenFamilies: ["payment"] },
+  ]);
+  assert.equal(accuracy?.correct, 2);
+  assert.deepEqual(accuracy?.byFamily, { composite: { tasks: 1, correct: 1, accuracy: 1 }, payment: { tasks: 2, correct: 1, accuracy: 0.5 } });
+});

@@ -18,6 +18,8 @@ export interface JudgedRoute {
    * or undefined for "none of these" or an environment without families.
    */
   chosenFamilies: readonly string[] | undefined;
+  /** The task went to the merged adapters (multi-part requests): right when the task needs two or more families. */
+  chosenMerged?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface JudgedRoute {
  */
 export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["accuracy"] {
   if (judged.length === 0) return undefined;
-  const right = (route: JudgedRoute) => (route.chosenFamilies ?? []).some((family) => (route.needs ?? [route.taskFamily]).includes(family));
+  const right = (route: JudgedRoute) => (route.chosenMerged === true ? (route.needs ?? []).length >= 2 : (route.chosenFamilies ?? []).some((family) => (route.needs ?? [route.taskFamily]).includes(family)));
   let correct = 0;
   const byFamily: NonNullable<RoutingFile["accuracy"]>["byFamily"] = {};
   for (const route of judged) {
@@ -43,7 +45,7 @@ export function routingAccuracy(judged: readonly JudgedRoute[]): RoutingFile["ac
     correct,
     accuracy: correct / judged.length,
     byFamily,
-    note: "evaluation tasks routed to a capability environment of a family the task needs (a multi-part task: any of its parts' families or multi-step completion)",
+    note: "evaluation tasks routed to a capability environment of a family the task needs (a multi-part task: any of its parts' families or multi-step completion, or the merged adapters)",
   };
 }
 

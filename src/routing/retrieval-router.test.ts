@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createRetrievalRouter, RetrievalRouterError, type RetrievalOption } from "./retrieval-router.js";
+import { createRetrievalRouter, isMultiPart, requestSentences, RetrievalRouterError, type RetrievalOption } from "./retrieval-router.js";
 
 const options: RetrievalOption[] = [
   { label: "A", capability: "cancel", model: "cancel-adapter", description: "", example: "", examples: ["please cancel order 12", "cancel my order 40 please", "I want order 7 cancelled"] },
@@ -34,4 +34,22 @@ test("identifiers and numbers carry no weight: a request sharing ids with anothe
   const router = createRetrievalRouter({ options: withIds, neighbours: 1 });
   assert.equal(router.route("I am u17. Please pay order #W42 with my card ending 4821.").capability, "payment");
   assert.equal(router.route("u17 #W42 card_4821 4821").capability, null, "a request of ids alone is like no example");
+});
+
+test("a request is multi-part when two or more of its sentences each match a capability's examples closely", () => {
+  const router = createRetrievalRouter({ options, neighbours: 1 });
+  assert.deepEqual(requestSentences("Hi, I am u4.  Please cancel order 5! Also pay order 6 with my card ending 1111?"), ["Hi, I am u4.", "Please cancel order 5!", "Also pay order 6 with my card ending 1111?"]);
+  const twoParts = "Hi there. Please cancel order 5. Also pay order 6 with my card ending 1111.";
+  const parts = router.confidentParts(twoParts, 0.3);
+  assert.deepEqual(
+    parts.map((part) => [part.part, part.capability]),
+    [
+      ["Please cancel order 5.", "cancel"],
+      ["Also pay order 6 with my card ending 1111.", "payment"],
+    ],
+    "the greeting matches no example closely enough to count",
+  );
+  assert.equal(isMultiPart(router, twoParts, 0.3), true);
+  assert.equal(isMultiPart(router, "Hi there. Please cancel order 5.", 0.3), false, "one request sentence");
+  assert.equal(isMultiPart(router, "Please cancel order 5. Also cancel my order 8 please.", 0.3), true, "two parts of one capability count too");
 });

@@ -24,6 +24,24 @@ export interface RetrievalRouterOptions {
 export interface RetrievalRouter {
   readonly options: readonly RoutingOption[];
   route(request: string): RoutingDecision & { similarity: number };
+  /**
+   * The request's sentences that each match some capability's examples with similarity ≥ `minimumSimilarity` (their
+   * own decisions): two or more make it a multi-part request (`isMultiPart`).
+   */
+  confidentParts(request: string, minimumSimilarity: number): (RoutingDecision & { similarity: number; part: string })[];
+}
+
+/** A request's sentences: split after ".", "!" or "?" followed by white space; empty pieces dropped. */
+export function requestSentences(request: string): string[] {
+  return request
+    .split(/(?<=[.!?])\s+/)
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence !== "");
+}
+
+/** Whether at least two of the request's sentences each match a capability's examples with similarity ≥ `minimumSimilarity`. */
+export function isMultiPart(router: RetrievalRouter, request: string, minimumSimilarity: number): boolean {
+  return router.confidentParts(request, minimumSimilarity).length >= 2;
 }
 
 /** An option with examples was given none, or no option can take "none of these". */
@@ -73,8 +91,14 @@ export function createRetrievalRouter(options: RetrievalRouterOptions): Retrieva
     return new Map([...weighted].map(([word, weight]) => [word, norm === 0 ? 0 : weight / norm]));
   };
   const indexed = documents.map((document) => ({ index: document.index, vector: vector(document.words) }));
-  return {
+  const router: RetrievalRouter = {
     options: options.options,
+    confidentParts(request, minimumPartSimilarity) {
+      return requestSentences(request).flatMap((part) => {
+        const decision = router.route(part);
+        return decision.capability !== null && decision.similarity >= minimumPartSimilarity ? [{ ...decision, part }] : [];
+      });
+    },
     route(request) {
       const query = vector(words(request));
       const ranked = indexed.map((document) => ({ index: document.index, similarity: cosine(query, document.vector) })).sort((left, right) => right.similarity - left.similarity || left.index - right.index);
@@ -99,4 +123,5 @@ export function createRetrievalRouter(options: RetrievalRouterOptions): Retrieva
       };
     },
   };
+  return router;
 }

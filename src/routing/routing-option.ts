@@ -22,3 +22,9 @@ export interface RoutingDecision {
   /** Where the scores came from (`retrieval`: log vote shares of the retrieval router). */
   source: "label_logprobs" | "top_logprobs" | "retrieval";
 }
+
+/**
+ * The `capability` of the routing option for multi-part requests (`routing.multiPartSimilarity`): the capability
+ * adapters merged into one. Not a capability of the analysis; the parentheses keep it apart from their names.
+ */
+export const MERGED_ADAPTERS_ROUTE = "(merged adapters)";

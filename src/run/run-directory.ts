@@ -12,6 +12,7 @@
  * environments/index.json      the kept capabilities' environments and the skipped ones
  * environments/<capability>/   environment.json; generated: module.ts, report.json
  * adapters/<capability>/       GRPO checkpoints and training.json; adapters/synced/ for an external sampler
+ * routing/merged-adapter/      the capability adapters merged, for multi-part requests (routing.multiPartSimilarity)
  * eval/                        routing.json, episodes.sqlite, results.json, report.md
  * compare/                     episodes.sqlite, seed-<N>/<method>/result.json, the comparison tables and curves
  * ```
@@ -163,6 +164,11 @@ export class RunDirectory {
 
   get adaptersDirectory(): string {
     return path.join(this.root, "adapters");
+  }
+
+  /** The capability adapters merged into one, for multi-part requests (`routing.multiPartSimilarity`; written by the route stage). */
+  get mergedAdapterDirectory(): string {
+    return path.join(this.root, "routing", "merged-adapter");
   }
 
   /** GRPO's checkpoints of a capability adapter, and its `training.json` once finished. */

@@ -4,10 +4,9 @@
  * mean of the LoRA deltas, refactorised by truncated SVD — a simplification of CORE-TSV), saved under
  * `compare/seed-N/merge/adapter/`. It costs what TRACE costs; nothing more is sampled.
  */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
-import { ensureAdaptersServed } from "../../pipeline/serve-adapter.js";
+import { mergeAdaptersInto } from "../../pipeline/serve-adapter.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { traceAdapters } from "./trace-method.js";
 
@@ -22,13 +21,12 @@ export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome
   if (finals.length === 1) {
     return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: finals[0]!.name, adapterPath: finals[0]!.path } }], budget: budget.summary(), notes: ["one capability adapter: nothing to merge"] };
   }
-  if (!existsSync(path.join(adapterPath, "adapter_config.json"))) {
-    await ensureAdaptersServed(context, finals.map((adapter) => ({ model: adapter.name, adapterPath: adapter.path })));
-    const trainer = (await context.worker()).trainerClient();
-    if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
-    const merged = await trainer.mergeAdapters({ name, sources: finals.map((adapter) => adapter.name), method: "ties" });
-    notes.push(`merged ${finals.length} adapters (largest relative SVD error ${JSON.stringify(merged)})`);
-    await trainer.saveAdapter({ adapter: name, path: adapterPath });
-  }
+  const merged = await mergeAdaptersInto(
+    context,
+    name,
+    finals.map((adapter) => ({ model: adapter.name, adapterPath: adapter.path })),
+    adapterPath,
+  );
+  if (merged !== null) notes.push(`merged ${finals.length} adapters (largest relative SVD error ${JSON.stringify(merged)})`);
   return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: `${name}-final`, adapterPath } }], budget: budget.summary(), notes };
 }

@@ -10,6 +10,8 @@ import { capabilityGrpoTarget, capabilityLearningRate } from "../../pipeline/cap
 import { capabilityIterations } from "../../pipeline/capability-iterations.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
+import { mergeAdaptersInto } from "../../pipeline/serve-adapter.js";
+import { MERGED_ADAPTERS_ROUTE } from "../../routing/routing-option.js";
 
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
 export async function traceAdapters(
@@ -47,7 +49,10 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
   const budget = createRolloutBudget({ limit: setup.budgetLimit });
   const adapters = await traceAdapters(setup, budget);
   const perIteration = training.groups * training.samples;
-  const snapshots: Snapshot[] = setup.fractions.map((fraction) => {
+  // With multi-part requests routed to the merged adapters, each snapshot merges its own checkpoints (no rollouts).
+  const mergedRoute = setup.context.run.readRoutingFile().options.some((option) => option.capability === MERGED_ADAPTERS_ROUTE);
+  const snapshots: Snapshot[] = [];
+  for (const [index, fraction] of setup.fractions.entries()) {
     let episodes = 0;
     const chosen: Record<string, { model: string; adapterPath: string }> = {};
     for (const adapter of adapters) {
@@ -56,7 +61,16 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
       episodes += checkpoint.episodes ?? checkpoint.iteration * perIteration;
       chosen[adapter.capability] = { model: `${adapter.name}-i${checkpoint.iteration}`, adapterPath: checkpoint.adapterPath };
     }
-    return { episodes, policy: { kind: "routed", adapters: chosen } };
-  });
-  return { snapshots, budget: budget.summary(), notes: [`${adapters.length} capability adapters: ${adapters.map((adapter) => adapter.name).join(", ")}`] };
+    const sources = Object.values(chosen);
+    if (mergedRoute && sources.length === 1) chosen[MERGED_ADAPTERS_ROUTE] = sources[0]!;
+    if (mergedRoute && sources.length >= 2) {
+      const name = `s${setup.seed}-trace-merged-${index}`;
+      const adapterPath = path.join(setup.directory, "trace", "merged", `snapshot-${index}`);
+      await mergeAdaptersInto(setup.context, name, sources, adapterPath);
+      chosen[MERGED_ADAPTERS_ROUTE] = { model: `${name}-final`, adapterPath };
+    }
+    snapshots.push({ episodes, policy: { kind: "routed", adapters: chosen } });
+  }
+  const merged = mergedRoute ? "; multi-part requests to each snapshot's adapters merged (TIES)" : "";
+  return { snapshots, budget: budget.summary(), notes: [`${adapters.length} capability adapters: ${adapters.map((adapter) => adapter.name).join(", ")}${merged}`] };
 }
