@@ -41,7 +41,9 @@ async function routingOptions(context: PipelineContext): Promise<RoutingOption[]
   }
   options.push({ label: labels.at(-1)!, capability: null, model: config.model.servedModelName, description: "", example: "" });
   if (config.routing.multiPartSimilarity !== undefined && adapters.length >= 2) {
-    options.push({ label: defaultLabels(adapters.length + 2).at(-1)!, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: "A request that asks for several things at once: the capability adapters merged (TIES).", example: "" });
+    // The next default label after the others' ("E" after A–D), or "M" when the configured labels already use it.
+    const next = defaultLabels(adapters.length + 2).at(-1)!;
+    options.push({ label: labels.includes(next) ? "M" : next, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: "A request that asks for several things at once: the capability adapters merged (TIES).", example: "" });
   }
   return options;
 }
@@ -75,7 +77,8 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
       withExamples.push({ ...option, examples });
     }
     const merged = options.find((option) => option.capability === MERGED_ADAPTERS_ROUTE);
-    const router = createRetrievalRouter({ options: withExamples.filter((option) => option !== merged && option.capability !== MERGED_ADAPTERS_ROUTE) });
+    // The merged option has no examples of its own: the sentences decide for it (below).
+    const router = createRetrievalRouter({ options: withExamples.filter((option) => option.capability !== MERGED_ADAPTERS_ROUTE) });
     const threshold = config.routing.multiPartSimilarity;
     const route = (request: string): RoutingDecision => {
       if (merged === undefined || threshold === undefined || !isMultiPart(router, request, threshold)) return router.route(request);
