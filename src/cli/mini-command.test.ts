@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -114,11 +114,16 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   // routing.multiPartSimilarity: a fifth option, the adapters merged on the worker and saved in the run, takes the
   // multi-part requests; compare's TRACE merges each snapshot's own checkpoints for them.
   const options = (JSON.parse(readFileSync(path.join(runDirectory, "eval", "routing.json"), "utf8")) as { options: { label: string; capability: string | null }[]; decisions: { label: string }[] });
+  // (Offered with two or more adapters; the barely trained base's analysis keeps all three on the machines tried.)
+  const adapterCount = readdirSync(path.join(runDirectory, "adapters")).filter((entry) => existsSync(path.join(runDirectory, "adapters", entry, "training.json"))).length;
   const mergedOption = options.options.find((option) => option.capability === "(merged adapters)");
-  assert.ok(mergedOption !== undefined && options.decisions.some((decision) => decision.label === mergedOption.label), JSON.stringify(options.options));
-  assert.ok(existsSync(path.join(runDirectory, "routing", "merged-adapter", "adapter_config.json")));
-  assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "trace", "merged", "snapshot-0", "adapter_config.json")));
-  assert.match(stdout, /merged \d+ adapters for multi-part requests/);
+  assert.equal(mergedOption !== undefined, adapterCount >= 2, JSON.stringify(options.options));
+  if (mergedOption !== undefined) {
+    assert.ok(options.decisions.some((decision) => decision.label === mergedOption.label), "some request is multi-part");
+    assert.ok(existsSync(path.join(runDirectory, "routing", "merged-adapter", "adapter_config.json")));
+    assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "trace", "merged", "snapshot-0", "adapter_config.json")));
+    assert.match(stdout, /merged \d+ adapters for multi-part requests/);
+  }
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
   // allocation "coverage": the adapters' iterations, shared by the analysis's Cov, add up to one per capability.
