@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { serveRun } from "./serve-command.js";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -123,6 +124,19 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
     assert.ok(existsSync(path.join(runDirectory, "routing", "merged-adapter", "adapter_config.json")));
     assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "trace", "merged", "snapshot-0", "adapter_config.json")));
     assert.match(stdout, /merged \d+ adapters for multi-part requests/);
+    // `trace serve` serves the merged adapters too: a two-part request is sampled with them.
+    const serving = await serveRun(runDirectory, { port: 0, host: "127.0.0.1", log: () => {} });
+    try {
+      const response = await fetch(`${serving.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: serving.servedModelName, max_tokens: 4, messages: [{ role: "user", content: "I am u15. Please cancel order #W31. Also pay order #W10 with my card ending 9483." }] }),
+      });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("x-trace-route"), "trace-merged");
+    } finally {
+      await serving.close();
+    }
   }
   const environments = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { environments: unknown[] }).environments.length;
   assert.ok(environments > 0);
