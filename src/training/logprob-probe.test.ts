@@ -23,7 +23,7 @@ test("the probe's default tolerance follows the trainer's dtype", () => {
 function probe(
   sampled: (seed: number) => number[],
   scored: (seed: number) => number[],
-  options: { dtype?: string; probes?: number; tokensBeyondTolerance?: number; unscored?: boolean; tokenIds?: (seed: number) => number[] } = {},
+  options: { dtype?: string; probes?: number; tokensBeyondTolerance?: number; confirmations?: number; unscored?: boolean; tokenIds?: (seed: number) => number[] } = {},
 ) {
   const seeds: number[] = [];
   const chat = {
@@ -39,7 +39,8 @@ function probe(
     forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map((_, index) => (options.unscored === true && index === request.datums.length - 1 ? [0] : [0, ...scored(seeds[index]!)]))),
   } as unknown as TrainerClient;
   const { dtype: _dtype, unscored: _unscored, tokenIds: _tokenIds, ...probeOptions } = options;
-  return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", ...probeOptions });
+  // One probe set unless a test asks for confirmations: the rules of a single set are what most tests check.
+  return probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", confirmations: 0, ...probeOptions });
 }
 const same = (logprobs: number[]) => () => logprobs;
 
@@ -73,6 +74,20 @@ test("the probe samples several completions on consecutive seeds; one token beyo
   await assert.rejects(probe(same([-0.1, -15, -2]), same([-0.1, -15, -2]), { unscored: true }), (error: unknown) => error instanceof SamplerLogprobMismatchError && Number.isNaN(error.maxDifference));
 });
 
+test("a failing probe set is confirmed on fresh seeds before the sync is called broken", async () => {
+  // Seeds 3 and 5 read 0.2 off: the first set (seeds 0–7) fails, the confirming one (8–15) passes — rounding, not a stale sampler.
+  const twoOff = (seed: number) => (seed === 3 || seed === 5 ? [-0.3, -15, -2] : [-0.1, -15, -2]);
+  const largest = await probe(twoOff, same([-0.1, -15, -2]), { confirmations: 1 });
+  assert.ok(Math.abs(largest - 0.2) < 1e-12, `largest difference ${largest}`);
+  // Every seed off (a sampler behind the trainer): both sets fail, and the error says so.
+  await assert.rejects(probe(same([-0.3, -15.5, -2]), same([-0.1, -15, -2]), { confirmations: 1 }), (error: unknown) => {
+    assert.ok(error instanceof SamplerLogprobMismatchError);
+    assert.equal(error.sets, 2);
+    assert.match(error.message, /in each of 2 probe sets on fresh seeds/);
+    return true;
+  });
+});
+
 test("a token several probes sampled after the same prefix is one reading, counted once", async () => {
   // Seeds 3 and 5 sample the same first token, read 0.2 off by both: one distinct reading beyond — passed.
   const twoOff = (seed: number) => (seed === 3 || seed === 5 ? [-0.3, -15, -2] : [-0.1, -15, -2]);
@@ -104,7 +119,7 @@ test("probes continue the given conversations in turn; the same tokens after two
     forward: (request: { datums: unknown[] }) => Promise.resolve(request.datums.map(() => [0, -0.1, -1])),
   } as unknown as TrainerClient;
   // Four probes from seed 1: conversations 1, 0, 1, 0; one position off in each conversation — two distinct readings, a mismatch.
-  await assert.rejects(probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", conversations, probes: 4, seed: 1 }), (error: unknown) => {
+  await assert.rejects(probeLogprobs({ chat, trainer, adapter: "a", model: "a-v1", conversations, probes: 4, seed: 1, confirmations: 0 }), (error: unknown) => {
     assert.ok(error instanceof SamplerLogprobMismatchError);
     assert.deepEqual(error.count, { beyond: 2, tokens: 4 });
     return true;

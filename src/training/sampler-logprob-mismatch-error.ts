@@ -12,9 +12,11 @@ export class SamplerLogprobMismatchError extends TraceError {
     readonly logprob = Number.NaN,
     /** How many of the probe's tokens lie beyond their tolerance, of how many. */
     readonly count?: { beyond: number; tokens: number },
+    /** Probe sets that failed one after another (the figures are the last one's). */
+    readonly sets = 1,
   ) {
     super(
-      `sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: ${count === undefined ? "" : `${count.beyond} of ${count.tokens} tokens beyond their tolerance; the furthest `}|difference| ${maxDifference.toExponential(3)} > tolerance ${Number(tolerance.toPrecision(3))}${Number.isNaN(logprob) ? "" : ` at a token of logprob ${logprob.toFixed(3)}`}`,
+      `sampler model ${JSON.stringify(model)} and the trainer disagree on the probe's logprobs: ${count === undefined ? "" : `${count.beyond} of ${count.tokens} tokens beyond their tolerance; the furthest `}|difference| ${maxDifference.toExponential(3)} > tolerance ${Number(tolerance.toPrecision(3))}${Number.isNaN(logprob) ? "" : ` at a token of logprob ${logprob.toFixed(3)}`}${sets > 1 ? ` (in each of ${sets} probe sets on fresh seeds)` : ""}`,
       { category: "worker" },
     );
   }
