@@ -181,6 +181,9 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   const routing = (value: unknown) => parsePipelineConfig({ ...minimal, routing: value }, "c.json");
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartSimilarity, 0.3);
   assert.equal(routing({ method: "retrieval" }).routing.multiPartSimilarity, undefined, "off unless set");
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartRule, "sentences");
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, multiPartRule: "capabilities" }).routing.multiPartRule, "capabilities");
+  assert.throws(() => routing({ method: "retrieval", multiPartRule: "words" }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartRule:")));
   for (const bad of [0, 1.5, "0.3"]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartSimilarity:")), String(bad));
   assert.throws(() => routing({ method: "model", multiPartSimilarity: 0.3 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.multiPartSimilarity: needs routing\.method "retrieval"/.test(issue)));
 });

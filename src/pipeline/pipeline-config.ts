@@ -392,6 +392,11 @@ const pipelineConfigSchema = z.strictObject({
        * adapters (beyond the paper, which routes every task to one adapter; `docs/pipeline.md`, "Multi-part requests").
        */
       multiPartSimilarity: z.number().gt(0).max(1).optional(),
+      /**
+       * With `multiPartSimilarity`: `sentences` (two or more close sentences) or `capabilities` (close sentences of two
+       * or more different capabilities; finds fewer, but does not move with the example corpus).
+       */
+      multiPartRule: z.enum(["sentences", "capabilities"]).default("sentences"),
     })
     .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */

@@ -81,10 +81,11 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
     const router = createRetrievalRouter({ options: withExamples.filter((option) => option.capability !== MERGED_ADAPTERS_ROUTE) });
     const threshold = config.routing.multiPartSimilarity;
     const route = (request: string): RoutingDecision => {
-      if (merged === undefined || threshold === undefined || !isMultiPart(router, request, threshold)) return router.route(request);
+      if (merged === undefined || threshold === undefined || !isMultiPart(router, request, threshold, config.routing.multiPartRule)) return router.route(request);
       return { label: merged.label, capability: merged.capability, model: merged.model, logprobs: options.map((option) => ({ label: option.label, logprob: option === merged ? 0 : null })), source: "retrieval" };
     };
-    const multiPart = merged === undefined ? "" : `; a request with two or more sentences at similarity ≥ ${threshold} to the merged adapters (${merged.label})`;
+    const counted = config.routing.multiPartRule === "sentences" ? "two or more sentences" : "sentences of two or more capabilities";
+    const multiPart = merged === undefined ? "" : `; a request with ${counted} at similarity ≥ ${threshold} to the merged adapters (${merged.label})`;
     return { options, describe: `retrieval over ${config.routing.examples} requests per capability environment${multiPart}`, route: (request) => Promise.resolve(route(request)) };
   }
   // The `router` role scores the labels with the base model: the worker (default) or an endpoint with /tokenize.

@@ -52,4 +52,7 @@ test("a request is multi-part when two or more of its sentences each match a cap
   assert.equal(isMultiPart(router, twoParts, 0.3), true);
   assert.equal(isMultiPart(router, "Hi there. Please cancel order 5.", 0.3), false, "one request sentence");
   assert.equal(isMultiPart(router, "Please cancel order 5. Also cancel my order 8 please.", 0.3), true, "two parts of one capability count too");
+  // The "capabilities" rule asks for parts of two different capabilities.
+  assert.equal(isMultiPart(router, "Please cancel order 5. Also cancel my order 8 please.", 0.3, "capabilities"), false);
+  assert.equal(isMultiPart(router, twoParts, 0.3, "capabilities"), true);
 });

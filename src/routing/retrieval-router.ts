@@ -39,9 +39,18 @@ export function requestSentences(request: string): string[] {
     .filter((sentence) => sentence !== "");
 }
 
-/** Whether at least two of the request's sentences each match a capability's examples with similarity ≥ `minimumSimilarity`. */
-export function isMultiPart(router: RetrievalRouter, request: string, minimumSimilarity: number): boolean {
-  return router.confidentParts(request, minimumSimilarity).length >= 2;
+/**
+ * How a request is judged multi-part from its sentences that match a capability's examples closely: `sentences`, two
+ * or more such sentences; `capabilities`, such sentences of two or more different capabilities (fewer multi-part
+ * requests found, but a reason or a greeting close to one capability's examples cannot make a single request look
+ * multi-part, whatever the example corpus).
+ */
+export type MultiPartRule = "sentences" | "capabilities";
+
+/** Whether the request asks for several things, by `rule`, counting the sentences with similarity ≥ `minimumSimilarity`. */
+export function isMultiPart(router: RetrievalRouter, request: string, minimumSimilarity: number, rule: MultiPartRule = "sentences"): boolean {
+  const parts = router.confidentParts(request, minimumSimilarity);
+  return rule === "sentences" ? parts.length >= 2 : new Set(parts.map((part) => part.capability)).size >= 2;
 }
 
 /** An option with examples was given none, or no option can take "none of these". */
