@@ -203,7 +203,8 @@ export async function probeLogprobs(options: ProbeTarget): Promise<number> {
   const sets = 1 + (options.confirmations ?? 1);
   const probes = options.probes ?? 8;
   let largest = 0;
-  for (let set = 0; set < sets; set += 1) {
+  // Every set either passes (return) or fails; the last failing one throws.
+  for (let set = 0; ; set += 1) {
     // Set k samples on the seeds after set k − 1's.
     const tokens = distinctReadings((await measureProbe({ ...options, seed: (options.seed ?? 0) + set * probes })).flat());
     largest = Math.max(largest, ...tokens.map((token) => token.difference));
@@ -213,5 +214,4 @@ export async function probeLogprobs(options: ProbeTarget): Promise<number> {
     if (!broken) return largest;
     if (set === sets - 1) throw new SamplerLogprobMismatchError(options.model, worst.difference, worst.allowed, worst.trainerLogprob, { beyond: beyond.length, tokens: tokens.length }, sets);
   }
-  return largest;
 }
