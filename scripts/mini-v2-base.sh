@@ -2,7 +2,8 @@
 # TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
 # each `trace run CONFIG --until analyze` (TRACE_UNTIL) in its own run directory with a patch deep-merged into it — by default
 # three base-training seeds of TRACE_CONFIG (initTiny.seed and target.seed), or
-# TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}, "until": STAGE or ""}, …]': SFT on the expert's
+# TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}, "until": STAGE or "", "from": NAME}, …]'
+# ("from": a paired variant of run NAME, started once it is done on a copy of its run directory): SFT on the expert's
 # demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
 # designed deficits, and the reference analysis. Prints one table; archives each run's base/sft.json (mechanics),
 # base/failures.json, eval/base-failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS.
@@ -39,13 +40,20 @@ for name in $NAMES; do
   node -e '
 const fs = require("fs");
 const [file, runs, name, out] = process.argv.slice(1);
-const run = JSON.parse(runs).find((run) => run.name === name);
+const runList = JSON.parse(runs);
 const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
-fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(run.config ?? file, "utf8")), run.patch ?? {}), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
+// A run "from" another one starts from the configuration of that run (its patch included), then applies its own patch.
+const resolve = (run) => merge(run.from === undefined ? JSON.parse(fs.readFileSync(run.config ?? file, "utf8")) : resolve(runList.find((other) => other.name === run.from)), run.patch ?? {});
+fs.writeFileSync(out, JSON.stringify(resolve(runList.find((run) => run.name === name)), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
   touch "$WORK/started-$name"
   # A run's own "until" (a stage name, or "" for every stage) overrides TRACE_UNTIL.
   until=$(node -e 'const run = JSON.parse(process.argv[1]).find((run) => run.name === process.argv[2]); console.log(run.until ?? process.argv[3])' "$RUNS" "$name" "$UNTIL")
-  setsid bash -c "timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name ${until:+--until $until} > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
+  # A paired variant ("from": NAME): once that run is done, a copy of its run directory is compared again with this
+  # run's configuration, TRACE and merge re-evaluated on the same trained adapters (scripts/paired-variant-copy.sh).
+  from=$(node -e 'const run = JSON.parse(process.argv[1]).find((run) => run.name === process.argv[2]); console.log(run.from ?? "")' "$RUNS" "$name")
+  prepare=""
+  [ -n "$from" ] && prepare="while [ ! -e $WORK/done-$from ]; do sleep 5; done; bash scripts/paired-variant-copy.sh runs/mini-v2-$from runs/mini-v2-$name;"
+  setsid bash -c "$prepare timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name ${until:+--until $until} > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
 done
 started=$(date +%s)
 while :; do

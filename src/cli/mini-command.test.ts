@@ -44,11 +44,11 @@ const config = {
   // One extra sampling round at most: TRACE's allowance is 2 × G × K per iteration, and it may spend less (the budget
   // of every other method, asserted below).
   training: { iterations: 1, allocation: "coverage", groups: 2, samples: 2, learningRate: 1e-3, learningRates: { correct_write_arguments: 2e-3 }, rank: 4, maxTokens: 24, maxSteps: 4, concurrency: 8, checkpointEvery: 1, seeds: 4, dynamicSampling: { extraRounds: 1 } },
-  // Requests with two or more sentences close to the examples go to the merged adapters.
-  routing: { method: "retrieval", examples: 8, multiPartSimilarity: 0.3 },
+  // Requests with two or more sentences close to the examples go to the merged adapters, each adapter at full weight.
+  routing: { method: "retrieval", examples: 8, multiPartSimilarity: 0.3, mergeWeight: 1 },
   evaluation: { heldOutSeeds: [100_000], maxTokens: 24, maxSteps: 4, temperature: 1 },
   // Two seeds at once, each on its own worker process.
-  compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16, proposalsPerRound: 2 } },
+  compare: { seeds: [0, 1], parallelSeeds: 2, parallelMethods: 3, curvePoints: 1, sft: { epochs: 1, batchSize: 4, learningRate: 1e-3 }, gepa: { minibatchSize: 2, reflectionMaxTokens: 16, proposalsPerRound: 2 }, merge: { weight: 0.5 } },
 };
 
 test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out evaluation and every compared method", { timeout: 900_000 }, async () => {
@@ -123,7 +123,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
     assert.ok(options.decisions.some((decision) => decision.label === mergedOption.label), "some request is multi-part");
     assert.ok(existsSync(path.join(runDirectory, "routing", "merged-adapter", "adapter_config.json")));
     assert.ok(existsSync(path.join(runDirectory, "compare", "seed-1", "trace", "merged", "snapshot-0", "adapter_config.json")));
-    assert.match(stdout, /merged \d+ adapters for multi-part requests/);
+    assert.match(stdout, /merged \d+ adapters for multi-part requests into .* \(each weighted 1;/);
+    // The merge baseline weighs the same adapters by its own setting.
+    const mergeNotes = (JSON.parse(readFileSync(path.join(runDirectory, "compare", "seed-1", "merge", "result.json"), "utf8")) as { notes: string[] }).notes;
+    assert.ok(mergeNotes.some((note) => /each weighted 0\.5/.test(note)), JSON.stringify(mergeNotes));
     // `trace serve` serves the merged adapters too: a two-part request is sampled with them.
     const serving = await serveRun(runDirectory, { port: 0, host: "127.0.0.1", log: () => {} });
     try {

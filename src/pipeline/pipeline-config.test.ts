@@ -177,7 +177,7 @@ test("own targets: the fields each kind needs, the LLM analyst, the judge role",
   assert.throws(parse({ target: { ...mcp, mcp: { ...mcp.mcp, url: "http://127.0.0.1:1/mcp" } }, analysis: { labeler: "llm" } }), /give exactly one of command/);
 });
 
-test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router", () => {
+test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router; routing.mergeWeight and compare.merge.weight in (0, 1]", () => {
   const routing = (value: unknown) => parsePipelineConfig({ ...minimal, routing: value }, "c.json");
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartSimilarity, 0.3);
   assert.equal(routing({ method: "retrieval" }).routing.multiPartSimilarity, undefined, "off unless set");
@@ -185,5 +185,12 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, multiPartRule: "capabilities" }).routing.multiPartRule, "capabilities");
   assert.throws(() => routing({ method: "retrieval", multiPartRule: "words" }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartRule:")));
   for (const bad of [0, 1.5, "0.3"]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartSimilarity:")), String(bad));
+  assert.equal(routing({ method: "retrieval", mergeWeight: 1 }).routing.mergeWeight, 1);
+  assert.equal(routing({ method: "retrieval" }).routing.mergeWeight, undefined, "the worker's 1/n unless set");
+  for (const bad of [0, 1.5]) assert.throws(() => routing({ mergeWeight: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeWeight:")), String(bad));
+  const compare = (merge: unknown) => parsePipelineConfig({ ...minimal, compare: { merge } }, "c.json").compare!;
+  assert.equal(compare({}).merge.weight, undefined, "the merge baseline's own weight, 1/n unless set");
+  assert.equal(compare({ weight: 0.5 }).merge.weight, 0.5);
+  assert.throws(() => compare({ weight: 2 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.merge.weight:")));
   assert.throws(() => routing({ method: "model", multiPartSimilarity: 0.3 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.multiPartSimilarity: needs routing\.method "retrieval"/.test(issue)));
 });

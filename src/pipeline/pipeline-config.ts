@@ -62,6 +62,8 @@ export const compareConfigSchema = z
     gepa: z
       .strictObject({ minibatchSize: positiveInteger.default(3), reflectionMaxTokens: positiveInteger.default(512), proposalsPerRound: positiveInteger.default(1) })
       .prefault({}),
+    /** The merge baseline: each capability adapter's weight in its TIES merge [unset: 1/n, the disjoint mean] (as `routing.mergeWeight`). */
+    merge: z.strictObject({ weight: z.number().gt(0).max(1).optional() }).prefault({}),
   });
 
 /** The `trace_worker serve` arguments a configuration's worker section asks for. */
@@ -397,6 +399,13 @@ const pipelineConfigSchema = z.strictObject({
        * or more different capabilities; finds fewer, but does not move with the example corpus).
        */
       multiPartRule: z.enum(["sentences", "capabilities"]).default("sentences"),
+      /**
+       * With `multiPartSimilarity`: each capability adapter's weight in the TIES merge the multi-part option serves
+       * (TRACE's, here and in `trace compare`; the merge baseline has its own, `compare.merge.weight`): unset, 1/n (the
+       * disjoint mean: for three adapters each at a third of its strength); 1, each adapter's trimmed delta at full
+       * strength where the signs agree (Yadav et al.'s λ = 1).
+       */
+      mergeWeight: z.number().gt(0).max(1).optional(),
     })
     .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */

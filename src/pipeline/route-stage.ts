@@ -57,8 +57,10 @@ export async function routedAdapters(context: PipelineContext, options: readonly
   const merged = options.find((option) => option.capability === MERGED_ADAPTERS_ROUTE);
   if (merged === undefined) return trained;
   const adapterPath = context.run.mergedAdapterDirectory;
-  const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath);
-  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
+  const weight = context.config.routing.mergeWeight;
+  const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath, weight);
+  const weighted = weight === undefined ? `each weighted 1/${trained.length}` : `each weighted ${weight}`;
+  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${weighted}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
   return [...trained, { model: merged.model, adapterPath }];
 }
 

@@ -21,16 +21,24 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
 }
 
 /**
- * Merges `sources` TIES-style on the worker (`merge_adapters`) and saves the result to `adapterPath`, to be served
+ * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `weight`, else the worker's 1/n)
+ * and saves the result to `adapterPath`, to be served
  * from there as any adapter; nothing is done when that directory already holds an adapter (a resumed run). Returns
  * what the worker reported about the merge, or null when it was there already.
  */
-export async function mergeAdaptersInto(context: PipelineContext, name: string, sources: readonly { model: string; adapterPath: string }[], adapterPath: string): Promise<MergedAdapter | null> {
+export async function mergeAdaptersInto(
+  context: PipelineContext,
+  name: string,
+  sources: readonly { model: string; adapterPath: string }[],
+  adapterPath: string,
+  weight?: number,
+): Promise<MergedAdapter | null> {
   if (existsSync(path.join(adapterPath, "adapter_config.json"))) return null;
   await ensureAdaptersServed(context, sources);
   const trainer = (await context.worker()).trainerClient();
   if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
-  const merged = await trainer.mergeAdapters({ name, sources: sources.map((source) => source.model), method: "ties" });
+  const weights = weight === undefined ? {} : { weights: sources.map(() => weight) };
+  const merged = await trainer.mergeAdapters({ name, sources: sources.map((source) => source.model), method: "ties", ...weights });
   await trainer.saveAdapter({ adapter: name, path: adapterPath });
   return merged;
 }

@@ -26,7 +26,9 @@ export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome
     name,
     finals.map((adapter) => ({ model: adapter.name, adapterPath: adapter.path })),
     adapterPath,
+    context.config.compare?.merge.weight,
   );
-  if (merged !== null) notes.push(`merged ${finals.length} adapters (largest relative SVD error ${JSON.stringify(merged)})`);
+  const weight = context.config.compare?.merge.weight;
+  if (merged !== null) notes.push(`merged ${finals.length} adapters, each weighted ${weight ?? `1/${finals.length}`} (${JSON.stringify(merged)})`);
   return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: `${name}-final`, adapterPath } }], budget: budget.summary(), notes };
 }

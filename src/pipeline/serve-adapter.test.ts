@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import type { MergeAdaptersOptions } from "../worker/trainer-types.js";
+import { parsePipelineConfig } from "./pipeline-config.js";
+import type { PipelineContext } from "./pipeline-context.js";
+import { mergeAdaptersInto } from "./serve-adapter.js";
+
+/** A context whose worker records the merge requests and "saves" an adapter by writing its config file. */
+function recordingContext(): { context: PipelineContext; merges: MergeAdaptersOptions[] } {
+  const config = parsePipelineConfig({ name: "x", model: {}, target: { dataDirectory: "data", domains: ["airline"] }, environments: { map: {} } }, "c.json");
+  const merges: MergeAdaptersOptions[] = [];
+  const trainer = {
+    listModels: () => Promise.resolve([{ id: "a" }, { id: "b" }, { id: "c" }]),
+    listAdapters: () => Promise.resolve([]),
+    mergeAdapters: (merge: MergeAdaptersOptions) => {
+      merges.push(merge);
+      return Promise.resolve({ name: merge.name, method: "ties", rank: 3, modules: 1, targetModules: [], maxRelativeError: 0, meanRelativeError: 0 });
+    },
+    saveAdapter: ({ path: directory }: { path: string }) => {
+      mkdirSync(directory, { recursive: true });
+      writeFileSync(path.join(directory, "adapter_config.json"), "{}");
+      return Promise.resolve({});
+    },
+  };
+  const context = { config, loraSampler: () => undefined, worker: () => Promise.resolve({ trainerClient: () => trainer }) } as unknown as PipelineContext;
+  return { context, merges };
+}
+
+const sources = ["a", "b", "c"].map((model) => ({ model, adapterPath: `/adapters/${model}` }));
+
+test("mergeAdaptersInto: TIES with the worker's 1/n weights unless a weight is given; a saved merge is kept", async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), "merge-"));
+  const plain = recordingContext();
+  await mergeAdaptersInto(plain.context, "m", sources, path.join(directory, "plain"));
+  assert.deepEqual(plain.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties" }]);
+  const full = recordingContext();
+  await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), 1);
+  assert.deepEqual(full.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties", weights: [1, 1, 1] }]);
+  // A resumed run finds the merge it saved and asks for nothing.
+  assert.equal(await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), 1), null);
+  assert.equal(full.merges.length, 1);
+});
