@@ -185,9 +185,10 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, multiPartRule: "capabilities" }).routing.multiPartRule, "capabilities");
   assert.throws(() => routing({ method: "retrieval", multiPartRule: "words" }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartRule:")));
   for (const bad of [0, 1.5, "0.3"]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartSimilarity:")), String(bad));
-  assert.equal(routing({ method: "retrieval", mergeWeight: 1 }).routing.mergeWeight, 1);
-  assert.equal(routing({ method: "retrieval" }).routing.mergeWeight, undefined, "the worker's 1/n unless set");
-  for (const bad of [0, 1.5]) assert.throws(() => routing({ mergeWeight: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeWeight:")), String(bad));
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: 1 }).routing.mergeWeight, 1);
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.mergeWeight, undefined, "the worker's 1/n unless set");
+  for (const bad of [0, 1.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeWeight:")), String(bad));
+  assert.throws(() => routing({ method: "retrieval", mergeWeight: 1 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeWeight: needs routing\.multiPartSimilarity/.test(issue)));
   const compare = (merge: unknown) => parsePipelineConfig({ ...minimal, compare: { merge } }, "c.json").compare!;
   assert.equal(compare({}).merge.weight, undefined, "the merge baseline's own weight, 1/n unless set");
   assert.equal(compare({ weight: 0.5 }).merge.weight, 0.5);

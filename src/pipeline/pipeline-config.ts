@@ -450,6 +450,7 @@ const pipelineConfigSchema = z.strictObject({
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
   if (config.routing.multiPartSimilarity !== undefined && config.routing.method !== "retrieval") context.addIssue({ code: "custom", path: ["routing", "multiPartSimilarity"], message: 'needs routing.method "retrieval" (the sentences of a request are matched against the capabilities\' example requests)' });
+  if (config.routing.mergeWeight !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeWeight"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's weight is compare.merge.weight)" });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 }).transform((config) => ({
   ...config,
