@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import type { MergeAdaptersOptions } from "../worker/trainer-types.js";
 import { parsePipelineConfig } from "./pipeline-config.js";
 import type { PipelineContext } from "./pipeline-context.js";
-import { mergeAdaptersInto } from "./serve-adapter.js";
+import { MergedAdapterMismatchError, mergeAdaptersInto } from "./serve-adapter.js";
 
 /** A context whose worker records the merge requests and "saves" an adapter by writing its config file. */
 function recordingContext(): { context: PipelineContext; merges: MergeAdaptersOptions[] } {
@@ -42,4 +42,18 @@ test("mergeAdaptersInto: TIES with the worker's 1/n weights unless a weight is g
   // A resumed run finds the merge it saved and asks for nothing.
   assert.equal(await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), 1), null);
   assert.equal(full.merges.length, 1);
+});
+
+test("mergeAdaptersInto: a saved merge of another weight or other sources is refused, naming what differs", async () => {
+  const directory = path.join(mkdtempSync(path.join(tmpdir(), "merge-")), "merged");
+  const { context, merges } = recordingContext();
+  await mergeAdaptersInto(context, "m", sources, directory);
+  assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null });
+  assert.equal(await mergeAdaptersInto(context, "m", sources, directory), null, "the same merge is reused");
+  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, 1), (error: unknown) => error instanceof MergedAdapterMismatchError && /holds a merge of other settings \(weight 1\/n → 1\); delete that directory/.test(error.message) && error.adapterPath === directory);
+  await assert.rejects(mergeAdaptersInto(context, "m", sources.slice(0, 2), directory), (error: unknown) => error instanceof MergedAdapterMismatchError && /sources a, b, c → a, b\)/.test(error.message));
+  assert.equal(merges.length, 1, "nothing merged again");
+  // A merge saved before merge.json existed is reused as it is.
+  rmSync(path.join(directory, "merge.json"));
+  assert.equal(await mergeAdaptersInto(context, "m", sources, directory, 1), null);
 });

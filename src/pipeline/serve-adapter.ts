@@ -4,6 +4,9 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { z } from "zod";
+import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
+import { TraceError } from "../spec/trace-error.js";
 import type { MergedAdapter } from "../worker/trainer-types.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
@@ -20,11 +23,38 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
   for (const { model, adapterPath } of adapters) if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
 }
 
+/** What a saved merge was made of (`merge.json` beside the adapter): its sources' served names and each one's weight (null: 1/n). */
+const mergeRecordSchema = z.strictObject({ sources: z.array(z.string()), weight: z.number().nullable() });
+type MergeRecord = z.infer<typeof mergeRecordSchema>;
+
+/** The file recording what the merge in `adapterPath` was made of. */
+function mergeRecordFile(adapterPath: string): string {
+  return path.join(adapterPath, "merge.json");
+}
+
+/** A saved merge of other sources or another weight than the configuration now asks for. */
+export class MergedAdapterMismatchError extends TraceError {
+  override readonly name = "MergedAdapterMismatchError";
+  constructor(
+    readonly adapterPath: string,
+    readonly recorded: MergeRecord,
+    readonly asked: MergeRecord,
+  ) {
+    const weight = (record: MergeRecord) => (record.weight === null ? "1/n" : String(record.weight));
+    const differences = [
+      ...(recorded.weight === asked.weight ? [] : [`weight ${weight(recorded)} → ${weight(asked)}`]),
+      ...(JSON.stringify(recorded.sources) === JSON.stringify(asked.sources) ? [] : [`sources ${recorded.sources.join(", ")} → ${asked.sources.join(", ")}`]),
+    ];
+    super(`${adapterPath} holds a merge of other settings (${differences.join("; ")}); delete that directory to merge again, or use another run directory`, { category: "usage" });
+  }
+}
+
 /**
  * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `weight`, else the worker's 1/n)
- * and saves the result to `adapterPath`, to be served
- * from there as any adapter; nothing is done when that directory already holds an adapter (a resumed run). Returns
- * what the worker reported about the merge, or null when it was there already.
+ * and saves the result to `adapterPath` with what it was made of (`merge.json`), to be served from there as any
+ * adapter. Nothing is done when that directory already holds the same merge (a resumed run); one of other sources or
+ * another weight is refused (`MergedAdapterMismatchError`). Returns what the worker reported about the merge, or null
+ * when it was there already.
  */
 export async function mergeAdaptersInto(
   context: PipelineContext,
@@ -33,12 +63,20 @@ export async function mergeAdaptersInto(
   adapterPath: string,
   weight?: number,
 ): Promise<MergedAdapter | null> {
-  if (existsSync(path.join(adapterPath, "adapter_config.json"))) return null;
+  const asked: MergeRecord = { sources: sources.map((source) => source.model), weight: weight ?? null };
+  if (existsSync(path.join(adapterPath, "adapter_config.json"))) {
+    // A merge saved before the record existed is taken as it is.
+    if (!existsSync(mergeRecordFile(adapterPath))) return null;
+    const recorded = readJsonArtifact(mergeRecordFile(adapterPath), mergeRecordSchema);
+    if (recorded.weight !== asked.weight || JSON.stringify(recorded.sources) !== JSON.stringify(asked.sources)) throw new MergedAdapterMismatchError(adapterPath, recorded, asked);
+    return null;
+  }
   await ensureAdaptersServed(context, sources);
   const trainer = (await context.worker()).trainerClient();
   if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
   const weights = weight === undefined ? {} : { weights: sources.map(() => weight) };
-  const merged = await trainer.mergeAdapters({ name, sources: sources.map((source) => source.model), method: "ties", ...weights });
+  const merged = await trainer.mergeAdapters({ name, sources: asked.sources, method: "ties", ...weights });
   await trainer.saveAdapter({ adapter: name, path: adapterPath });
+  writeJsonArtifact(mergeRecordFile(adapterPath), asked);
   return merged;
 }
