@@ -195,3 +195,17 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   assert.throws(() => compare({ weight: 2 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.merge.weight:")));
   assert.throws(() => routing({ method: "model", multiPartSimilarity: 0.3 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.multiPartSimilarity: needs routing\.method "retrieval"/.test(issue)));
 });
+
+test("mini: evaluation seeds that overlap the base's SFT demonstrations, or demonstrations over the training tasks, are refused", () => {
+  const mini = (target: Record<string, unknown>, sft: Record<string, unknown> = {}) => () => parsePipelineConfig({ name: "m", model: { sft }, target: { kind: "mini", trainingSeeds: 120, evaluationSeedCount: 100, ...target } }, "c.json");
+  // The default demonstrations are seeds 1,000,000 … 1,000,399.
+  assert.throws(mini({ evaluationSeedStart: 1_000_000 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue === "target.evaluationSeedStart: evaluation seeds 1000000–1000099 overlap the base's SFT demonstrations (model.sft seeds 1000000–1000399): evaluate on tasks the base was not trained on"));
+  assert.throws(mini({ evaluationSeedStart: 999_950 }), /overlap the base's SFT demonstrations/);
+  assert.throws(mini({ evaluationSeedStart: 1_000_000 + 12_000 - 1 }, { demonstrations: 12_000 }), /seeds 1000000–1011999/);
+  assert.throws(mini({ evaluationSeedStart: 2_000 }, { demonstrations: 8, refresh: { epochs: 1, demonstrations: 8 }, demonstrationSeedStart: 2_050 }), /seeds 2050–2065/, "the refresh epochs' demonstrations count");
+  assert.doesNotThrow(mini({ evaluationSeedStart: 1_000_400 }));
+  assert.doesNotThrow(mini({ evaluationSeedStart: 999_900 }));
+  assert.throws(mini({ evaluationSeedStart: 50_000 }, { demonstrationSeedStart: 100 }), /model\.sft\.demonstrationSeedStart: 100 is below target\.trainingSeeds \(120\)/);
+  // Without base SFT (a shipped checkpoint) nothing is demonstrated.
+  assert.doesNotThrow(() => parsePipelineConfig({ name: "m", model: {}, target: { kind: "mini", evaluationSeedStart: 1_000_000 } }, "c.json"));
+});

@@ -450,6 +450,17 @@ const pipelineConfigSchema = z.strictObject({
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
   if (config.routing.multiPartSimilarity !== undefined && config.routing.method !== "retrieval") context.addIssue({ code: "custom", path: ["routing", "multiPartSimilarity"], message: 'needs routing.method "retrieval" (the sentences of a request are matched against the capabilities\' example requests)' });
+  // The base's SFT demonstrations are target tasks too (most of them): evaluating on their seeds would test the base on
+  // tasks it was trained on.
+  const sft = config.model.sft;
+  if (sft !== undefined && config.target.kind === "mini") {
+    const demonstrationEnd = sft.demonstrationSeedStart + sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
+    const evaluationEnd = config.target.evaluationSeedStart + config.target.evaluationSeedCount;
+    if (config.target.evaluationSeedStart < demonstrationEnd && sft.demonstrationSeedStart < evaluationEnd) {
+      context.addIssue({ code: "custom", path: ["target", "evaluationSeedStart"], message: `evaluation seeds ${config.target.evaluationSeedStart}–${evaluationEnd - 1} overlap the base's SFT demonstrations (model.sft seeds ${sft.demonstrationSeedStart}–${demonstrationEnd - 1}): evaluate on tasks the base was not trained on` });
+    }
+    if (sft.demonstrationSeedStart < config.target.trainingSeeds) context.addIssue({ code: "custom", path: ["model", "sft", "demonstrationSeedStart"], message: `${sft.demonstrationSeedStart} is below target.trainingSeeds (${config.target.trainingSeeds}): the demonstrations would include the analysed training tasks` });
+  }
   if (config.routing.mergeWeight !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeWeight"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's weight is compare.merge.weight)" });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 }).transform((config) => ({
