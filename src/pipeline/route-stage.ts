@@ -18,7 +18,7 @@ import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { mergeAdaptersInto } from "./serve-adapter.js";
+import { describeMergeWeight, mergeAdaptersInto } from "./serve-adapter.js";
 
 /** The served name of the merged adapters (multi-part requests); the worker merges them under `${MERGED_MODEL}-source`. */
 const MERGED_MODEL = "trace-merged";
@@ -59,8 +59,7 @@ export async function routedAdapters(context: PipelineContext, options: readonly
   const adapterPath = context.run.mergedAdapterDirectory;
   const weight = context.config.routing.mergeWeight;
   const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath, weight);
-  const weighted = weight === undefined ? `each weighted 1/${trained.length}` : `each weighted ${weight}`;
-  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${weighted}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
+  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${describeMergeWeight(weight, trained.length)}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
   return [...trained, { model: merged.model, adapterPath }];
 }
 

@@ -23,6 +23,11 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
   for (const { model, adapterPath } of adapters) if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
 }
 
+/** How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted 1/n". */
+export function describeMergeWeight(weight: number | undefined, count: number): string {
+  return `each weighted ${weight ?? `1/${count}`}`;
+}
+
 /** What a saved merge was made of (`merge.json` beside the adapter): its sources' served names and each one's weight (null: 1/n). */
 const mergeRecordSchema = z.strictObject({ sources: z.array(z.string()), weight: z.number().nullable() });
 type MergeRecord = z.infer<typeof mergeRecordSchema>;
