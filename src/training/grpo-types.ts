@@ -45,7 +45,7 @@ export interface RunGrpoOptions {
   groups?: number;
   /** Rollouts per seed, K [16, as the paper]. */
   samples?: number;
-  /** Task order and sampling seeds derive from it [0]. */
+  /** Task order, sampling seeds and the new adapter's LoRA initialisation (unless `adapterConfig.seed`) derive from it [0]. */
   baseSeed?: number;
   /** AdamW learning rate [1e-5]. */
   learningRate?: number;

@@ -76,10 +76,14 @@ const policy: ChatClient = {
 function recordingTrainer() {
   const forwards: Datum[][] = [];
   const updates: Datum[][] = [];
+  const created: { name: string; seed?: number; rank?: number }[] = [];
   const trainer = {
     baseUrl: "http://trainer.invalid/v1",
     listAdapters: () => Promise.resolve([]),
-    createAdapter: (adapter: { name: string }) => Promise.resolve({ name: adapter.name, trainableParameters: 1, targetModules: [] }),
+    createAdapter: (adapter: { name: string; seed?: number; rank?: number }) => {
+      created.push(adapter);
+      return Promise.resolve({ name: adapter.name, trainableParameters: 1, targetModules: [] });
+    },
     tokenizeChat: (messages: readonly Message[]) => Promise.resolve(template(messages)),
     forward: (request: { datums: Datum[] }) => {
       forwards.push(request.datums);
@@ -93,10 +97,10 @@ function recordingTrainer() {
     saveAdapter: () => Promise.resolve(),
     saveState: () => Promise.resolve(),
   } as unknown as TrainerClient;
-  return { trainer, forwards, updates };
+  return { trainer, forwards, updates, created };
 }
 
-async function run(name: string, options: { hint: boolean; mechanisms: GrpoMechanismsInput; samples?: number; episodesAllowed?: () => number }) {
+async function run(name: string, options: { hint: boolean; mechanisms: GrpoMechanismsInput; samples?: number; episodesAllowed?: () => number; baseSeed?: number; adapterSeed?: number }) {
   const recorded = recordingTrainer();
   const history: GrpoIterationMetrics[] = [];
   const syncs: { step: number; conversations: readonly ProbeConversation[] | undefined }[] = [];
@@ -122,6 +126,8 @@ async function run(name: string, options: { hint: boolean; mechanisms: GrpoMecha
     mechanisms: options.mechanisms,
     onIteration: (metrics) => history.push(metrics),
     ...(options.episodesAllowed === undefined ? {} : { episodesAllowed: options.episodesAllowed }),
+    ...(options.baseSeed === undefined ? {} : { baseSeed: options.baseSeed }),
+    adapterConfig: { rank: 8, ...(options.adapterSeed === undefined ? {} : { seed: options.adapterSeed }) },
   });
   return { ...recorded, metrics: history[0]!, syncs };
 }
@@ -201,4 +207,11 @@ test("the sync after a step hands the probe prefixes of the step's plain rollout
   }
   // Conversation j stops before assistant turn j mod 2 of its episode: the opening, then after the lookup's result.
   assert.deepEqual(conversations.map((conversation) => conversation.messages.map((message) => message.role).join(" ")), ["system user", "system user assistant tool", "system user", "system user assistant tool", "system user", "system user assistant tool"]);
+});
+
+test("a new adapter's LoRA initialisation follows the training seed unless the adapter settings name one", async () => {
+  const plain = { hint: false, mechanisms: { hints: { share: 0 }, dynamicSampling: { extraRounds: 0 }, dropInformationTurns: false, toolResultTruncation: { enabled: false } } };
+  assert.deepEqual((await run("init-default", plain)).created, [{ seed: 0, rank: 8, name: "init-default" }]);
+  assert.deepEqual((await run("init-seeded", { ...plain, baseSeed: 7 })).created, [{ seed: 7, rank: 8, name: "init-seeded" }]);
+  assert.deepEqual((await run("init-named", { ...plain, baseSeed: 7, adapterSeed: 3 })).created, [{ seed: 3, rank: 8, name: "init-named" }]);
 });

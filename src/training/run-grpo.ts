@@ -113,7 +113,9 @@ export async function runGrpo(options: RunGrpoOptions): Promise<RunGrpoResult> {
   else if (options.initialState !== undefined) await trainer.loadState({ adapter, path: path.resolve(options.initialState) });
   else {
     if ((await trainer.listAdapters()).some((held) => held.name === adapter)) await trainer.deleteAdapter(adapter);
-    await trainer.createAdapter({ ...options.adapterConfig, name: adapter });
+    // The LoRA initialisation is drawn from the training seed too (unless adapterConfig names one), so that training
+    // seeds differ in every random draw: with one shared initialisation a seed's adapters vary less than they would.
+    await trainer.createAdapter({ seed: baseSeed, ...options.adapterConfig, name: adapter });
   }
   truncateMetricsFile(metricsFile, resumedFrom);
   const retention = options.rolloutRetention ?? "all";
