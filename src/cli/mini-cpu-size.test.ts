@@ -2,7 +2,7 @@
  * The README's main job at its CPU size (`configs/mini-v2-cpu.json`, unchanged) through its first seven stages, from
  * the shipped base (`models/mini-v2-base`) to the held-out evaluation: the shipped configuration and checkpoint load
  * and run on CPU, and the base agent is a working one (it passes some target tasks, not all). The compare stage
- * (every method at the budget, about 6 more minutes on 2 cores) is left to `npm run main`; the smoke test in
+ * (every method at the budget, about 7 more minutes on 2 cores) is left to `npm run main`; the smoke test in
  * mini-command.test.ts runs compare on a smaller configuration. Then `--until` resumes: a second call skips what is
  * done and stops where it is told.
  */
