@@ -30,7 +30,7 @@ import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker } from "../worker/worker-process.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
-import { workerServeArguments } from "./pipeline-config.js";
+import { demonstrationSeedCount, workerServeArguments } from "./pipeline-config.js";
 
 /** One demonstration: the conversation (system prompt first), the tools offered, and its grade. */
 export interface Demonstration {
@@ -147,7 +147,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   const deficits = { ...DEFAULT_EXPERT_DEFICITS, ...sft.deficits };
 
   const demonstrationsFile = path.join(directory, "demonstrations.jsonl");
-  const total = sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
+  const total = demonstrationSeedCount(sft);
   let demonstrations = readDemonstrations(demonstrationsFile);
   if (demonstrations.length < total) {
     const done = new Set(demonstrations.map((demonstration) => demonstration.seed));

@@ -66,6 +66,11 @@ export const compareConfigSchema = z
     merge: z.strictObject({ weight: z.number().gt(0).max(1).optional() }).prefault({}),
   });
 
+/** How many expert demonstrations base SFT plays, on seeds `demonstrationSeedStart` onwards: the first set and the refresh's. */
+export function demonstrationSeedCount(sft: { demonstrations: number; refresh?: { demonstrations: number } | undefined }): number {
+  return sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
+}
+
 /** The `trace_worker serve` arguments a configuration's worker section asks for. */
 export function workerServeArguments(worker: ResolvedPipelineConfig["worker"]): string[] {
   return [...(worker.deterministic ? ["--deterministic"] : []), ...worker.extraArguments];
@@ -454,7 +459,7 @@ const pipelineConfigSchema = z.strictObject({
   // tasks it was trained on.
   const sft = config.model.sft;
   if (sft !== undefined && config.target.kind === "mini") {
-    const demonstrationEnd = sft.demonstrationSeedStart + sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
+    const demonstrationEnd = sft.demonstrationSeedStart + demonstrationSeedCount(sft);
     const evaluationEnd = config.target.evaluationSeedStart + config.target.evaluationSeedCount;
     if (config.target.evaluationSeedStart < demonstrationEnd && sft.demonstrationSeedStart < evaluationEnd) {
       context.addIssue({ code: "custom", path: ["target", "evaluationSeedStart"], message: `evaluation seeds ${config.target.evaluationSeedStart}–${evaluationEnd - 1} overlap the base's SFT demonstrations (model.sft seeds ${sft.demonstrationSeedStart}–${demonstrationEnd - 1}): evaluate on tasks the base was not trained on` });

@@ -37,6 +37,15 @@ function mergeRecordFile(adapterPath: string): string {
   return path.join(adapterPath, "merge.json");
 }
 
+/** How a saved merge differs from the one asked for, one phrase per setting (empty: the same merge). */
+function mergeDifferences(recorded: MergeRecord, asked: MergeRecord): string[] {
+  const weight = (record: MergeRecord) => (record.weight === null ? "1/n" : String(record.weight));
+  return [
+    ...(recorded.weight === asked.weight ? [] : [`weight ${weight(recorded)} → ${weight(asked)}`]),
+    ...(JSON.stringify(recorded.sources) === JSON.stringify(asked.sources) ? [] : [`sources ${recorded.sources.join(", ")} → ${asked.sources.join(", ")}`]),
+  ];
+}
+
 /** A saved merge of other sources or another weight than the configuration now asks for. */
 export class MergedAdapterMismatchError extends TraceError {
   override readonly name = "MergedAdapterMismatchError";
@@ -45,12 +54,7 @@ export class MergedAdapterMismatchError extends TraceError {
     readonly recorded: MergeRecord,
     readonly asked: MergeRecord,
   ) {
-    const weight = (record: MergeRecord) => (record.weight === null ? "1/n" : String(record.weight));
-    const differences = [
-      ...(recorded.weight === asked.weight ? [] : [`weight ${weight(recorded)} → ${weight(asked)}`]),
-      ...(JSON.stringify(recorded.sources) === JSON.stringify(asked.sources) ? [] : [`sources ${recorded.sources.join(", ")} → ${asked.sources.join(", ")}`]),
-    ];
-    super(`${adapterPath} holds a merge of other settings (${differences.join("; ")}); delete that directory to merge again, or use another run directory`, { category: "usage" });
+    super(`${adapterPath} holds a merge of other settings (${mergeDifferences(recorded, asked).join("; ")}); delete that directory to merge again, or use another run directory`, { category: "usage" });
   }
 }
 
@@ -73,7 +77,7 @@ export async function mergeAdaptersInto(
     // A merge saved before the record existed is taken as it is.
     if (!existsSync(mergeRecordFile(adapterPath))) return null;
     const recorded = readJsonArtifact(mergeRecordFile(adapterPath), mergeRecordSchema);
-    if (recorded.weight !== asked.weight || JSON.stringify(recorded.sources) !== JSON.stringify(asked.sources)) throw new MergedAdapterMismatchError(adapterPath, recorded, asked);
+    if (mergeDifferences(recorded, asked).length > 0) throw new MergedAdapterMismatchError(adapterPath, recorded, asked);
     return null;
   }
   await ensureAdaptersServed(context, sources);
