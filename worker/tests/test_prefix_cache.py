@@ -1,5 +1,6 @@
 """Prefix caching: a prompt that starts like a cached one reuses its keys and values and samples what a cold prefill
-samples; entries are per adapter, evicted least recently used within the byte budget, and dropped after a call."""
+samples; entries are per adapter, evicted least recently used within the byte budget, and dropped after a call that may
+change their weights (only the changed adapter's after a trainer call that names it)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from trace_worker.prefix_cache import BLOCK, PrefixCache
 from trace_worker.sampler import Sampler, SamplingRequest
 
 from .conftest import low_precision, random_adapter, tolerance
+from .worker_http import RunningWorker
 
 
 def ask(prompt: list[int], seed: int, adapter: str | None = None, max_tokens: int = 10) -> SamplingRequest:
@@ -75,8 +77,41 @@ def test_a_call_drops_the_cache(engine: Engine) -> None:
         executor.sample(ask(prompt, 1))
         executor.sample(ask(prompt, 2))
         assert executor.sampler.prefixes.reused_tokens == 2 * BLOCK
-        executor.call(lambda: None)
+        executor.call(lambda: None, changes=frozenset())  # a call that changes no weights keeps the cache
         executor.sample(ask(prompt, 3))
-        assert executor.sampler.prefixes.reused_tokens == 2 * BLOCK
+        assert executor.sampler.prefixes.reused_tokens == 4 * BLOCK
+        executor.call(lambda: None)  # one that may change any weights drops it
+        executor.sample(ask(prompt, 4))
+        assert executor.sampler.prefixes.reused_tokens == 4 * BLOCK
     finally:
         executor.stop()
+
+
+def test_a_trainer_call_drops_only_the_adapter_it_changes(engine: Engine) -> None:
+    worker = RunningWorker(engine)
+    messages = [{"role": "system", "content": "You help with reservations. " * 4}, {"role": "user", "content": "Find reservation 4WQ150."}]
+
+    def reused_after_chat(model: str) -> int:
+        before = worker.request("GET", "/health")[1]["prefix_cached_tokens"]
+        worker.post("/v1/chat/completions", {"model": model, "messages": messages, "max_tokens": 2, "seed": 1})
+        return int(worker.request("GET", "/health")[1]["prefix_cached_tokens"] - before)
+
+    try:
+        base = engine.served_name
+        for name in ("learner", "bystander"):
+            worker.post("/v1/trainer/create_adapter", {"name": name, "rank": 4})
+        models = (base, "learner", "bystander")
+        assert [reused_after_chat(model) for model in models] == [0, 0, 0]  # cached now
+        hit = reused_after_chat(base)
+        assert hit >= BLOCK
+        completion = worker.post("/v1/chat/completions", {"model": "learner", "messages": messages, "max_tokens": 4, "seed": 2, "return_token_ids": True})
+        sequence = completion["prompt_token_ids"] + completion["choices"][0]["token_ids"]
+        datum = {"tokens": sequence[:-1], "target_tokens": sequence[1:]}
+        worker.post("/v1/trainer/forward_backward", {"adapter": "learner", "loss": "cross_entropy", "datums": [datum]})  # no weight changes
+        assert [reused_after_chat(model) for model in models] == [hit, hit, hit]
+        worker.post("/v1/trainer/optim_step", {"adapter": "learner", "learning_rate": 1e-2})  # changes the learner's weights only
+        assert [reused_after_chat(model) for model in models] == [hit, 0, hit]
+        worker.post("/v1/trainer/delete_adapter", {"name": "bystander"})
+        assert reused_after_chat(base) == hit
+    finally:
+        worker.close()

@@ -8,7 +8,7 @@ import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 from .sampler import Sampler, SamplingRequest, SamplingResult
 
@@ -20,6 +20,8 @@ class _Job:
     future: Future[Any]
     call: Callable[[], Any] | None = None
     sample: SamplingRequest | None = None
+    #: The adapters whose weights the call may change (None: any weights, the base model's included).
+    changes: AbstractSet[str] | None = None
 
 
 class EngineExecutor:
@@ -60,9 +62,11 @@ class EngineExecutor:
         self._thread = threading.Thread(target=self._run, name="trace-engine", daemon=True)
         self._thread.start()
 
-    def call(self, function: Callable[[], Any]) -> Any:
-        """Runs `function` on the engine thread and returns its result (or raises its error)."""
-        return self._submit(_Job(Future(), call=function)).result()
+    def call(self, function: Callable[[], Any], changes: AbstractSet[str] | None = None) -> Any:
+        """Runs `function` on the engine thread and returns its result (or raises its error). `changes` names the adapters
+        whose weights it may change (their cached prompt prefixes are dropped after it); None, any weights (the whole
+        cache is dropped); an empty set, none."""
+        return self._submit(_Job(Future(), call=function, changes=changes)).result()
 
     def sample(self, request: SamplingRequest) -> SamplingResult:
         result: SamplingResult = self._submit(_Job(Future(), sample=request)).result()
@@ -130,7 +134,11 @@ class EngineExecutor:
                     call.future.set_result(call.call())
                 except BaseException as error:  # handed to the waiting request thread
                     call.future.set_exception(error)
-                self.sampler.prefixes.clear()  # the call may have changed weights: cached keys and values are stale
+                # keys and values computed with weights the call may have changed are stale
+                if call.changes is None:
+                    self.sampler.prefixes.clear()
+                for adapter in call.changes or ():
+                    self.sampler.prefixes.drop(adapter)
                 self.call_seconds += time.perf_counter() - started
                 continue
             if self.sampler.running == 0 and self.batch_wait > 0 and self._queue and self._queue[0].sample is not None:

@@ -4,8 +4,8 @@ the rest.
 
 Prompts are indexed in blocks of `BLOCK` tokens by a hash chain (a block's key hashes the previous block's key with
 its own tokens, as vLLM's automatic prefix caching does), so a lookup walks the prompt's blocks once. Entries are
-per adapter (keys and values depend on the weights) and the whole cache is dropped whenever weights may change
-(`clear`, called after every trainer call). Written by hand because transformers has no cross-request KV reuse."""
+per adapter (keys and values depend on the weights); a call that changes one adapter's weights drops that adapter's
+entries (`drop`), one that may change any weights drops them all (`clear`). Written by hand because transformers has no cross-request KV reuse."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ BLOCK = 16
 
 @dataclass
 class CachedPrefix:
-    """One prompt's tokens and its keys and values per layer ([1, kv_heads, length, dim] each)."""
+    """One prompt's tokens and its keys and values per layer ([1, kv_heads, length, dim] each), computed with adapter
+    `adapter`'s weights (None: the base model's)."""
 
     tokens: list[int]
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
+    adapter: str | None = None
     hashes: list[tuple[str | None, int]] = field(default_factory=list)
 
     @property
@@ -59,6 +61,18 @@ class PrefixCache:
         self._index.clear()
         self.used_bytes = 0
 
+    def drop(self, adapter: str | None) -> None:
+        """Forgets every entry computed with `adapter`'s weights (None: the base model's)."""
+        for entry_id in [entry_id for entry_id, entry in self._entries.items() if entry.adapter == adapter]:
+            self._evict(entry_id)
+
+    def _evict(self, entry_id: int) -> None:
+        entry = self._entries.pop(entry_id)
+        self.used_bytes -= entry.bytes
+        for key in entry.hashes:
+            if self._index.get(key) == entry_id:
+                del self._index[key]
+
     def lookup(self, adapter: str | None, tokens: list[int]) -> tuple[CachedPrefix, int] | None:
         """The cached prefix sharing the most leading blocks with `tokens`, and how many tokens to reuse from it (at
         least one token of `tokens` is left to prefill, for its logits)."""
@@ -84,16 +98,12 @@ class PrefixCache:
 
     def store(self, adapter: str | None, tokens: list[int], keys: list[torch.Tensor], values: list[torch.Tensor]) -> None:
         """Keeps a prompt's keys and values (evicting the least recently used entries to fit)."""
-        entry = CachedPrefix(tokens, keys, values)
+        entry = CachedPrefix(tokens, keys, values, adapter)
         size = entry.bytes
         if size > self.capacity_bytes or len(tokens) < BLOCK:
             return
         while self._entries and self.used_bytes + size > self.capacity_bytes:
-            evicted_id, evicted = self._entries.popitem(last=False)
-            self.used_bytes -= evicted.bytes
-            for key in evicted.hashes:
-                if self._index.get(key) == evicted_id:
-                    del self._index[key]
+            self._evict(next(iter(self._entries)))
         entry_id = self._next_id
         self._next_id += 1
         entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK)]

@@ -106,7 +106,7 @@ class WorkerApplication:
                 self.collective.broadcast_object((operation, body))
             return perform(self.trainer, operation, body)
 
-        return self.executor.call(task)
+        return self.executor.call(task, weight_changes(operation, body))
 
     # -- routes -------------------------------------------------------------------------------------------------
 
@@ -118,7 +118,7 @@ class WorkerApplication:
             if route == "/v1/models":
                 return 200, self.models()
             if route == "/v1/trainer/adapters":
-                return 200, self.executor.call(self.trainer.list_adapters)
+                return 200, self.executor.call(self.trainer.list_adapters, frozenset())
             raise NotFound(f"no route GET {route}", "path", route)
         if method != "POST":
             raise BadRequest(f"method {method} is not served", "method", method)
@@ -181,7 +181,7 @@ class WorkerApplication:
         }
 
     def models(self) -> dict[str, Any]:
-        names = self.executor.call(self.engine.model_names)
+        names = self.executor.call(self.engine.model_names, frozenset())
         data = []
         for index, name in enumerate(names):
             parent = None if index == 0 else self.engine.served_name
@@ -313,6 +313,28 @@ class WorkerApplication:
         if return_ids:
             response["prompt_token_ids"] = request.prompt_ids
         return response
+
+
+#: Calls that change no weights, and the body field naming the one adapter whose weights a call changes (or creates or
+#: removes). Any other call may change any weights.
+READ_ONLY_CALLS = frozenset({"forward", "forward_backward", "save_adapter", "save_state", "export_merged", "list_adapters"})
+CHANGED_ADAPTER_FIELD = {
+    "optim_step": "adapter",
+    "load_state": "adapter",
+    "create_adapter": "name",
+    "delete_adapter": "name",
+    "merge_adapters": "name",
+    "load_lora_adapter": "lora_name",
+    "unload_lora_adapter": "lora_name",
+}
+
+
+def weight_changes(operation: str, body: dict[str, Any]) -> frozenset[str] | None:
+    """The adapters whose weights `operation` may change (None: any weights), for the prefix cache to drop."""
+    if operation in READ_ONLY_CALLS:
+        return frozenset()
+    name = body.get(CHANGED_ADAPTER_FIELD.get(operation, ""))
+    return frozenset({name}) if isinstance(name, str) else None
 
 
 def perform(trainer: Trainer, operation: str, body: dict[str, Any]) -> Any:
