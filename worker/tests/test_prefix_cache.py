@@ -115,3 +115,30 @@ def test_a_trainer_call_drops_only_the_adapter_it_changes(engine: Engine) -> Non
         assert reused_after_chat(base) == hit
     finally:
         worker.close()
+
+
+def test_requests_share_cached_prefixes_only_under_the_same_cache_salt(engine: Engine) -> None:
+    worker = RunningWorker(engine)
+    messages = [{"role": "system", "content": "You help with reservations. " * 4}, {"role": "user", "content": "Find reservation 4WQ150."}]
+
+    def reused_after_chat(salt: str | None) -> int:
+        before = worker.request("GET", "/health")[1]["prefix_cached_tokens"]
+        body = {"model": engine.served_name, "messages": messages, "max_tokens": 2, "seed": 1, "logprobs": True}
+        if salt is not None:
+            body["cache_salt"] = salt
+        answer = worker.post("/v1/chat/completions", body)
+        replies.append(answer["choices"][0]["logprobs"]["content"])
+        return int(worker.request("GET", "/health")[1]["prefix_cached_tokens"] - before)
+
+    replies: list[list[dict]] = []  # type: ignore[type-arg]
+    try:
+        assert reused_after_chat("tenant-a") == 0  # cached under tenant-a's salt
+        assert reused_after_chat(None) == 0  # unsalted requests do not see it
+        assert reused_after_chat("tenant-b") == 0
+        assert reused_after_chat("tenant-a") >= BLOCK  # the same salt does
+        assert reused_after_chat(None) >= BLOCK
+        for reply in replies:  # the same seed samples the same reply, cold or from the cache
+            assert [entry["token"] for entry in reply] == [entry["token"] for entry in replies[0]] or low_precision()
+            assert max(abs(entry["logprob"] - first["logprob"]) for entry, first in zip(reply, replies[0])) < tolerance()
+    finally:
+        worker.close()

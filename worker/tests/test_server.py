@@ -201,6 +201,7 @@ def test_models_and_adapter_loading(worker: RunningWorker, tmp_path: Path) -> No
         ("/v1/chat/completions", {"model": "{base}", "messages": MESSAGES, "stream": True}, 400, "stream"),
         ("/v1/chat/completions", {"model": "{base}", "messages": MESSAGES, "temperature": -1}, 400, "temperature"),
         ("/v1/chat/completions", {"model": "{base}", "messages": MESSAGES, "max_tokens": 0}, 400, "max_tokens"),
+        ("/v1/chat/completions", {"model": "{base}", "messages": MESSAGES, "cache_salt": ""}, 400, "cache_salt"),
         ("/v1/chat/completions", {"model": "{base}", "messages": MESSAGES, "logprob_token_ids": [10**9]}, 400, "logprob_token_ids[0]"),
         ("/v1/chat/completions", ["not", "an", "object"], 400, "body"),
         ("/v1/trainer/forward_backward", {"adapter": "ghost", "datums": [{"tokens": [1], "target_tokens": [2]}]}, 404, "adapter"),

@@ -5,7 +5,9 @@ the rest.
 Prompts are indexed in blocks of `BLOCK` tokens by a hash chain (a block's key hashes the previous block's key with
 its own tokens, as vLLM's automatic prefix caching does), so a lookup walks the prompt's blocks once. Entries are
 per adapter (keys and values depend on the weights); a call that changes one adapter's weights drops that adapter's
-entries (`drop`), one that may change any weights drops them all (`clear`). Written by hand because transformers has no cross-request KV reuse."""
+entries (`drop`), one that may change any weights drops them all (`clear`). A request's `cache_salt` (vLLM's request
+field, for isolating tenants) seeds the hash chain and is kept with the entry, so requests share prefixes only when
+their salts match. Written by hand because transformers has no cross-request KV reuse."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ class CachedPrefix:
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
     adapter: str | None = None
+    salt: str | None = None
     hashes: list[tuple[str | None, int]] = field(default_factory=list)
 
     @property
@@ -33,10 +36,10 @@ class CachedPrefix:
         return sum(tensor.numel() * tensor.element_size() for tensor in (*self.keys, *self.values))
 
 
-def _chain(tokens: list[int], blocks: int) -> list[int]:
-    """The hash-chain key of each of the first `blocks` full blocks."""
+def _chain(tokens: list[int], blocks: int, salt: str | None = None) -> list[int]:
+    """The hash-chain key of each of the first `blocks` full blocks (the chain starts from the salt, as vLLM's does)."""
     keys: list[int] = []
-    previous = 0
+    previous = 0 if salt is None else hash(("salt", salt))
     for block in range(blocks):
         previous = hash((previous, tuple(tokens[block * BLOCK : (block + 1) * BLOCK])))
         keys.append(previous)
@@ -73,14 +76,14 @@ class PrefixCache:
             if self._index.get(key) == entry_id:
                 del self._index[key]
 
-    def lookup(self, adapter: str | None, tokens: list[int]) -> tuple[CachedPrefix, int] | None:
-        """The cached prefix sharing the most leading blocks with `tokens`, and how many tokens to reuse from it (at
-        least one token of `tokens` is left to prefill, for its logits)."""
+    def lookup(self, adapter: str | None, tokens: list[int], salt: str | None = None) -> tuple[CachedPrefix, int] | None:
+        """The cached prefix (of the same salt) sharing the most leading blocks with `tokens`, and how many tokens to
+        reuse from it (at least one token of `tokens` is left to prefill, for its logits)."""
         self.looked_up_tokens += len(tokens)
         if self.capacity_bytes <= 0:
             return None
         found: tuple[int, int] | None = None
-        for block, key in enumerate(_chain(tokens, len(tokens) // BLOCK)):
+        for block, key in enumerate(_chain(tokens, len(tokens) // BLOCK, salt)):
             entry_id = self._index.get((adapter, key))
             if entry_id is None:
                 break
@@ -90,15 +93,15 @@ class PrefixCache:
         entry_id, length = found
         entry = self._entries[entry_id]
         length = min(length, len(tokens) - 1)
-        if length < 1 or entry.tokens[:length] != tokens[:length]:  # a hash collision: no reuse
+        if length < 1 or entry.salt != salt or entry.tokens[:length] != tokens[:length]:  # a hash collision: no reuse
             return None
         self._entries.move_to_end(entry_id)
         self.reused_tokens += length
         return entry, length
 
-    def store(self, adapter: str | None, tokens: list[int], keys: list[torch.Tensor], values: list[torch.Tensor]) -> None:
+    def store(self, adapter: str | None, tokens: list[int], keys: list[torch.Tensor], values: list[torch.Tensor], salt: str | None = None) -> None:
         """Keeps a prompt's keys and values (evicting the least recently used entries to fit)."""
-        entry = CachedPrefix(tokens, keys, values, adapter)
+        entry = CachedPrefix(tokens, keys, values, adapter, salt)
         size = entry.bytes
         if size > self.capacity_bytes or len(tokens) < BLOCK:
             return
@@ -106,7 +109,7 @@ class PrefixCache:
             self._evict(next(iter(self._entries)))
         entry_id = self._next_id
         self._next_id += 1
-        entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK)]
+        entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK, salt)]
         for key in entry.hashes:
             self._index[key] = entry_id  # the newest entry answers for a shared block
         self._entries[entry_id] = entry

@@ -38,6 +38,8 @@ class SamplingRequest:
     stop: list[str] = field(default_factory=list)
     top_logprobs: int = 0
     logprob_token_ids: list[int] = field(default_factory=list)
+    #: vLLM's `cache_salt`: the request reuses cached prompt prefixes only of requests with the same salt.
+    cache_salt: str | None = None
 
 
 @dataclass
@@ -305,7 +307,8 @@ class Sampler:
         count = len(rows)
         cache = growing_cache(engine.base.config)
         prompts = [row.request.prompt_ids for row in rows]
-        found = [self.prefixes.lookup(adapter, prompt) if cache is not None else None for prompt in prompts]
+        salts = [row.request.cache_salt for row in rows]
+        found = [self.prefixes.lookup(adapter, prompt, salt) if cache is not None else None for prompt, salt in zip(prompts, salts)]
         reused = [0 if match is None else match[1] for match in found]
         past = max(reused)
         rest = max(len(prompt) - length for prompt, length in zip(prompts, reused))
@@ -338,7 +341,7 @@ class Sampler:
         output = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True, logits_to_keep=1)
         logits = output.logits[:, -1, :]
         if cache is not None and self.prefixes.capacity_bytes > 0:
-            self._remember(adapter, prompts, reused, attention, output.past_key_values)
+            self._remember(adapter, prompts, salts, reused, attention, output.past_key_values)
         steps = max(row.request.max_tokens for row in rows)
         stepper: EagerStepper | GraphStepper | None = None
         if static and steps > 1:
@@ -347,15 +350,15 @@ class Sampler:
             stepper = EagerStepper(model, output.past_key_values, attention, positions[:, -1:] + 1)
         return _Wave(rows, logits, stepper)
 
-    def _remember(self, adapter: str | None, prompts: list[list[int]], reused: list[int], attention: torch.Tensor, cache: Any) -> None:
+    def _remember(self, adapter: str | None, prompts: list[list[int]], salts: list[str | None], reused: list[int], attention: torch.Tensor, cache: Any) -> None:
         """Caches each prompt that adds at least one block beyond the prefix it reused (its real columns, in order)."""
-        for index, (prompt, length) in enumerate(zip(prompts, reused)):
+        for index, (prompt, salt, length) in enumerate(zip(prompts, salts, reused)):
             if len(prompt) - length < PREFIX_BLOCK:
                 continue
             columns = attention[index].nonzero().squeeze(-1)
             keys = [layer.keys[index : index + 1, :, columns] for layer in cache.layers]
             values = [layer.values[index : index + 1, :, columns] for layer in cache.layers]
-            self.prefixes.store(adapter, list(prompt), keys, values)
+            self.prefixes.store(adapter, list(prompt), keys, values, salt)
 
     def _advance(self, wave: _Wave) -> list[_Row]:
         """Samples each row's next token from the wave's logits, records it, and steps the rows still going."""

@@ -236,6 +236,10 @@ class WorkerApplication:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise BadRequest(f"seed must be an integer, got {seed!r}", "seed", seed)
         request.seed = seed
+        salt = body.get("cache_salt")
+        if salt is not None and (not isinstance(salt, str) or not salt):
+            raise BadRequest(f"cache_salt must be a non-empty string, got {salt!r}", "cache_salt", salt)
+        request.cache_salt = salt
         stop = body.get("stop")
         if stop is None:
             request.stop = []
