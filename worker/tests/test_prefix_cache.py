@@ -87,14 +87,22 @@ def test_a_call_drops_the_cache(engine: Engine) -> None:
         executor.stop()
 
 
+#: A conversation whose prompt spans several cache blocks.
+MESSAGES = [{"role": "system", "content": "You help with reservations. " * 4}, {"role": "user", "content": "Find reservation 4WQ150."}]
+
+
+def chat_reusing(worker: RunningWorker, **fields: object) -> tuple[dict, int]:  # type: ignore[type-arg]
+    """A two-token chat of MESSAGES (seed 1) with `fields` added, and how many of its prompt tokens came from the cache."""
+    before = worker.request("GET", "/health")[1]["prefix_cached_tokens"]
+    answer = worker.post("/v1/chat/completions", {"messages": MESSAGES, "max_tokens": 2, "seed": 1, **fields})
+    return answer, int(worker.request("GET", "/health")[1]["prefix_cached_tokens"] - before)
+
+
 def test_a_trainer_call_drops_only_the_adapter_it_changes(engine: Engine) -> None:
     worker = RunningWorker(engine)
-    messages = [{"role": "system", "content": "You help with reservations. " * 4}, {"role": "user", "content": "Find reservation 4WQ150."}]
 
     def reused_after_chat(model: str) -> int:
-        before = worker.request("GET", "/health")[1]["prefix_cached_tokens"]
-        worker.post("/v1/chat/completions", {"model": model, "messages": messages, "max_tokens": 2, "seed": 1})
-        return int(worker.request("GET", "/health")[1]["prefix_cached_tokens"] - before)
+        return chat_reusing(worker, model=model)[1]
 
     try:
         base = engine.served_name
@@ -104,7 +112,7 @@ def test_a_trainer_call_drops_only_the_adapter_it_changes(engine: Engine) -> Non
         assert [reused_after_chat(model) for model in models] == [0, 0, 0]  # cached now
         hit = reused_after_chat(base)
         assert hit >= BLOCK
-        completion = worker.post("/v1/chat/completions", {"model": "learner", "messages": messages, "max_tokens": 4, "seed": 2, "return_token_ids": True})
+        completion = worker.post("/v1/chat/completions", {"model": "learner", "messages": MESSAGES, "max_tokens": 4, "seed": 2, "return_token_ids": True})
         sequence = completion["prompt_token_ids"] + completion["choices"][0]["token_ids"]
         datum = {"tokens": sequence[:-1], "target_tokens": sequence[1:]}
         worker.post("/v1/trainer/forward_backward", {"adapter": "learner", "loss": "cross_entropy", "datums": [datum]})  # no weight changes
@@ -119,16 +127,11 @@ def test_a_trainer_call_drops_only_the_adapter_it_changes(engine: Engine) -> Non
 
 def test_requests_share_cached_prefixes_only_under_the_same_cache_salt(engine: Engine) -> None:
     worker = RunningWorker(engine)
-    messages = [{"role": "system", "content": "You help with reservations. " * 4}, {"role": "user", "content": "Find reservation 4WQ150."}]
 
     def reused_after_chat(salt: str | None) -> int:
-        before = worker.request("GET", "/health")[1]["prefix_cached_tokens"]
-        body = {"model": engine.served_name, "messages": messages, "max_tokens": 2, "seed": 1, "logprobs": True}
-        if salt is not None:
-            body["cache_salt"] = salt
-        answer = worker.post("/v1/chat/completions", body)
+        answer, reused = chat_reusing(worker, model=engine.served_name, logprobs=True, **({} if salt is None else {"cache_salt": salt}))
         replies.append(answer["choices"][0]["logprobs"]["content"])
-        return int(worker.request("GET", "/health")[1]["prefix_cached_tokens"] - before)
+        return reused
 
     replies: list[list[dict]] = []  # type: ignore[type-arg]
     try:
