@@ -57,7 +57,7 @@ export async function evaluateSnapshot(options: EvaluateSnapshotOptions): Promis
       store,
       makePolicy: (episode) => models.get(episode.task.id)!,
       makeUser: domain.makeUser,
-      ...(domain.taskGroup === undefined ? {} : { taskGroup: domain.taskGroup }),
+      ...(domain.taskGroups === undefined ? {} : { taskGroups: domain.taskGroups }),
       metadata: { stage: "compare", label: options.label },
     });
     scores.push({ domain: domain.domain, ...score });

@@ -41,8 +41,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
     let failures: EvaluationResults["failures"];
     // Per routing option, over every domain: the evaluation tasks routed to it, passed by the base and by TRACE.
     const routes: NonNullable<EvaluationResults["routes"]> = [];
-    for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroup } of await loadTargetDomains(config)) {
-      const grouping = taskGroup === undefined ? {} : { taskGroup };
+    for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroups } of await loadTargetDomains(config)) {
+      const grouping = taskGroups === undefined ? {} : { taskGroups };
       context.log(`  ${environment.name}: ${split}`);
       const routed = await runEvaluation({
         config,

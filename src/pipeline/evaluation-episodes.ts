@@ -28,8 +28,8 @@ export interface RunEvaluationOptions {
   /** Trials per task (default `evaluation.trials`); the capability environments' held-out seeds use 1. */
   trials?: number;
   metadata: Record<string, unknown>;
-  /** The kind of each task: the score then carries pass counts per kind (`groups`). */
-  taskGroup?: (task: Task) => string;
+  /** The kinds each task counts under: the score then carries pass counts per kind (`groups`). */
+  taskGroups?: (task: Task) => readonly string[];
   onProgress?: (progress: RolloutProgress) => void;
 }
 
@@ -54,7 +54,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
   throwIfEpisodesFailed(store, environment.name);
   const finished = store.listEpisodes({ environment: environment.name, status: "finished" });
   const score = scoreEpisodes(finished, new Set(options.tasks.map((task) => task.id)));
-  if (options.taskGroup === undefined) return score;
-  const taskGroup = options.taskGroup;
-  return { ...score, groups: passCountsByGroup(finished, new Map(options.tasks.map((task) => [task.id, taskGroup(task)]))) };
+  if (options.taskGroups === undefined) return score;
+  const taskGroups = options.taskGroups;
+  return { ...score, groups: passCountsByGroup(finished, new Map(options.tasks.map((task) => [task.id, taskGroups(task)]))) };
 }

@@ -21,14 +21,14 @@ test("the overall pass count is solved / tasks over every domain, not a mean of 
   assert.equal(passRate({ passed: 0, total: 0 }), 0, "nothing attempted is a rate of 0, not NaN");
 });
 
-test("pass counts per kind of task count every trial of the named tasks, list every kind (sorted) and leave other tasks out", () => {
+test("pass counts per kind of task count every trial of the named tasks under each of its kinds, list every kind (sorted) and leave other tasks out", () => {
   const episodes = [episode("a", true, 1), episode("a", false, 0), episode("b", true, 1), episode("elsewhere", true, 1)];
   const groupOf = new Map([
-    ["a", "payment"],
-    ["b", "composite"],
-    ["c", "cancel"],
+    ["a", ["payment"]],
+    ["b", ["composite", "composite · two parts"]],
+    ["c", ["cancel"]],
   ]);
   const counts = passCountsByGroup(episodes, groupOf);
-  assert.deepEqual(Object.keys(counts), ["cancel", "composite", "payment"]);
-  assert.deepEqual(counts, { cancel: { passed: 0, total: 0 }, composite: { passed: 1, total: 1 }, payment: { passed: 1, total: 2 } });
+  assert.deepEqual(Object.keys(counts), ["cancel", "composite", "composite · two parts", "payment"]);
+  assert.deepEqual(counts, { cancel: { passed: 0, total: 0 }, composite: { passed: 1, total: 1 }, "composite · two parts": { passed: 1, total: 1 }, payment: { passed: 1, total: 2 } });
 });

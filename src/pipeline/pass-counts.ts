@@ -10,7 +10,7 @@ export interface EvaluationScore {
   passed: number;
   total: number;
   meanReward: number;
-  /** Pass counts per kind of task, when the target names one (`TargetDomain.taskGroup`). */
+  /** Pass counts per kind of task, when the target names kinds (`TargetDomain.taskGroups`; a task may count under several). */
   groups?: Record<string, PassCount>;
 }
 
@@ -24,15 +24,18 @@ export function scoreEpisodes(episodes: readonly Pick<EpisodeRecord, "taskId" | 
   };
 }
 
-/** Pass counts of finished episodes per kind of task (`groupOf`: task id → kind), kinds in sorted order; other tasks are left out. */
-export function passCountsByGroup(episodes: readonly Pick<EpisodeRecord, "taskId" | "success">[], groupOf: ReadonlyMap<string, string>): Record<string, PassCount> {
+/**
+ * Pass counts of finished episodes per kind of task (`groupOf`: task id → the kinds it counts under), kinds in sorted
+ * order; other tasks are left out.
+ */
+export function passCountsByGroup(episodes: readonly Pick<EpisodeRecord, "taskId" | "success">[], groupOf: ReadonlyMap<string, readonly string[]>): Record<string, PassCount> {
   const counts: Record<string, PassCount> = {};
-  for (const group of [...new Set(groupOf.values())].sort()) counts[group] = { passed: 0, total: 0 };
+  for (const group of [...new Set([...groupOf.values()].flat())].sort()) counts[group] = { passed: 0, total: 0 };
   for (const episode of episodes) {
-    const group = groupOf.get(episode.taskId);
-    if (group === undefined) continue;
-    counts[group]!.total += 1;
-    if (episode.success === true) counts[group]!.passed += 1;
+    for (const group of groupOf.get(episode.taskId) ?? []) {
+      counts[group]!.total += 1;
+      if (episode.success === true) counts[group]!.passed += 1;
+    }
   }
   return counts;
 }

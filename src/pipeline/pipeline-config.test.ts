@@ -177,7 +177,7 @@ test("own targets: the fields each kind needs, the LLM analyst, the judge role",
   assert.throws(parse({ target: { ...mcp, mcp: { ...mcp.mcp, url: "http://127.0.0.1:1/mcp" } }, analysis: { labeler: "llm" } }), /give exactly one of command/);
 });
 
-test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router; routing.mergeWeight and compare.merge.weight in (0, 1]", () => {
+test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router; merge weights in (0, 4], merge ranks positive integers", () => {
   const routing = (value: unknown) => parsePipelineConfig({ ...minimal, routing: value }, "c.json");
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartSimilarity, 0.3);
   assert.equal(routing({ method: "retrieval" }).routing.multiPartSimilarity, undefined, "off unless set");
@@ -187,12 +187,19 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   for (const bad of [0, 1.5, "0.3"]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.multiPartSimilarity:")), String(bad));
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: 1 }).routing.mergeWeight, 1);
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.mergeWeight, undefined, "the worker's 1/n unless set");
-  for (const bad of [0, 1.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeWeight:")), String(bad));
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: 1.5 }).routing.mergeWeight, 1.5, "TIES's λ above 1");
+  for (const bad of [0, 4.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeWeight: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeWeight:")), String(bad));
   assert.throws(() => routing({ method: "retrieval", mergeWeight: 1 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeWeight: needs routing\.multiPartSimilarity/.test(issue)));
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeRank: 256 }).routing.mergeRank, 256);
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.mergeRank, undefined, "the worker's sum of ranks unless set");
+  for (const bad of [0, 2.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeRank: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeRank:")), String(bad));
+  assert.throws(() => routing({ method: "retrieval", mergeRank: 64 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeRank: needs routing\.multiPartSimilarity/.test(issue)));
   const compare = (merge: unknown) => parsePipelineConfig({ ...minimal, compare: { merge } }, "c.json").compare!;
   assert.equal(compare({}).merge.weight, undefined, "the merge baseline's own weight, 1/n unless set");
   assert.equal(compare({ weight: 0.5 }).merge.weight, 0.5);
-  assert.throws(() => compare({ weight: 2 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.merge.weight:")));
+  assert.equal(compare({ weight: 2, rank: 128 }).merge.rank, 128);
+  assert.throws(() => compare({ weight: 5 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.merge.weight:")));
+  assert.throws(() => compare({ rank: 0 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("compare.merge.rank:")));
   assert.throws(() => routing({ method: "model", multiPartSimilarity: 0.3 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.multiPartSimilarity: needs routing\.method "retrieval"/.test(issue)));
 });
 

@@ -12,6 +12,8 @@ import { grpoMechanismsSchema } from "../training/grpo-mechanisms.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 
 const positiveInteger = z.number().int().positive();
+/** A capability adapter's weight in a TIES merge: above 0, at most 4 (a larger factor is more likely a typo than a choice). */
+const mergeWeightSchema = z.number().gt(0).max(4);
 
 const tinyShapeSchema = z.strictObject({
   vocabSize: positiveInteger.optional(),
@@ -62,8 +64,11 @@ export const compareConfigSchema = z
     gepa: z
       .strictObject({ minibatchSize: positiveInteger.default(3), reflectionMaxTokens: positiveInteger.default(512), proposalsPerRound: positiveInteger.default(1) })
       .prefault({}),
-    /** The merge baseline: each capability adapter's weight in its TIES merge [unset: 1/n, the disjoint mean] (as `routing.mergeWeight`). */
-    merge: z.strictObject({ weight: z.number().gt(0).max(1).optional() }).prefault({}),
+    /**
+     * The merge baseline's TIES merge, as `routing.mergeWeight` and `routing.mergeRank`: each capability adapter's
+     * weight [unset: 1/n, the disjoint mean] and the merged adapter's rank [unset: the sum of the sources' ranks].
+     */
+    merge: z.strictObject({ weight: mergeWeightSchema.optional(), rank: positiveInteger.optional() }).prefault({}),
   });
 
 /** How many expert demonstrations base SFT plays, on seeds `demonstrationSeedStart` onwards: the first set and the refresh's. */
@@ -408,9 +413,16 @@ const pipelineConfigSchema = z.strictObject({
        * With `multiPartSimilarity`: each capability adapter's weight in the TIES merge the multi-part option serves
        * (TRACE's, here and in `trace compare`; the merge baseline has its own, `compare.merge.weight`): unset, 1/n (the
        * disjoint mean: for three adapters each at a third of its strength); 1, each adapter's trimmed delta at full
-       * strength where the signs agree (Yadav et al.'s λ = 1).
+       * strength where the signs agree (Yadav et al.'s λ = 1); above 1, the merged delta scaled up by that factor
+       * (their λ, chosen on validation).
        */
-      mergeWeight: z.number().gt(0).max(1).optional(),
+      mergeWeight: mergeWeightSchema.optional(),
+      /**
+       * With `multiPartSimilarity`: the merged adapter's rank; unset, the sum of the sources' ranks (the worker's
+       * default, exact for a linear merge). A TIES merge's trimmed deltas are not low-rank, so a truncation to that rank
+       * drops part of the merge (the route stage logs the largest relative error); the model's width keeps all of it.
+       */
+      mergeRank: positiveInteger.optional(),
     })
     .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */
@@ -467,6 +479,7 @@ const pipelineConfigSchema = z.strictObject({
     if (sft.demonstrationSeedStart < config.target.trainingSeeds) context.addIssue({ code: "custom", path: ["model", "sft", "demonstrationSeedStart"], message: `${sft.demonstrationSeedStart} is below target.trainingSeeds (${config.target.trainingSeeds}): the demonstrations would include the analysed training tasks` });
   }
   if (config.routing.mergeWeight !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeWeight"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's weight is compare.merge.weight)" });
+  if (config.routing.mergeRank !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeRank"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's rank is compare.merge.rank)" });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 }).transform((config) => ({
   ...config,

@@ -31,29 +31,36 @@ function recordingContext(): { context: PipelineContext; merges: MergeAdaptersOp
 
 const sources = ["a", "b", "c"].map((model) => ({ model, adapterPath: `/adapters/${model}` }));
 
-test("mergeAdaptersInto: TIES with the worker's 1/n weights unless a weight is given; a saved merge is kept", async () => {
+test("mergeAdaptersInto: TIES with the worker's 1/n weights and rank unless they are given; a saved merge is kept", async () => {
   const directory = mkdtempSync(path.join(tmpdir(), "merge-"));
   const plain = recordingContext();
   await mergeAdaptersInto(plain.context, "m", sources, path.join(directory, "plain"));
   assert.deepEqual(plain.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties" }]);
   const full = recordingContext();
-  await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), 1);
+  await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), { weight: 1 });
   assert.deepEqual(full.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties", weights: [1, 1, 1] }]);
   // A resumed run finds the merge it saved and asks for nothing.
-  assert.equal(await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), 1), null);
+  assert.equal(await mergeAdaptersInto(full.context, "m", sources, path.join(directory, "full"), { weight: 1 }), null);
   assert.equal(full.merges.length, 1);
+  const wide = recordingContext();
+  await mergeAdaptersInto(wide.context, "m", sources, path.join(directory, "wide"), { weight: 1.5, rank: 256 });
+  assert.deepEqual(wide.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties", weights: [1.5, 1.5, 1.5], rank: 256 }]);
 });
 
-test("mergeAdaptersInto: a saved merge of another weight or other sources is refused, naming what differs", async () => {
+test("mergeAdaptersInto: a saved merge of another weight, rank or other sources is refused, naming what differs", async () => {
   const directory = path.join(mkdtempSync(path.join(tmpdir(), "merge-")), "merged");
   const { context, merges } = recordingContext();
   await mergeAdaptersInto(context, "m", sources, directory);
-  assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null });
+  assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null, rank: null });
   assert.equal(await mergeAdaptersInto(context, "m", sources, directory), null, "the same merge is reused");
-  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, 1), (error: unknown) => error instanceof MergedAdapterMismatchError && /holds a merge of other settings \(weight 1\/n → 1\); delete that directory/.test(error.message) && error.adapterPath === directory);
+  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { weight: 1 }), (error: unknown) => error instanceof MergedAdapterMismatchError && /holds a merge of other settings \(weight 1\/n → 1\); delete that directory/.test(error.message) && error.adapterPath === directory);
+  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { rank: 256 }), (error: unknown) => error instanceof MergedAdapterMismatchError && /\(rank the sources' sum → 256\)/.test(error.message));
+  // A record saved before the rank was a setting reads as the sources' sum.
+  writeFileSync(path.join(directory, "merge.json"), JSON.stringify({ sources: ["a", "b", "c"], weight: null }));
+  assert.equal(await mergeAdaptersInto(context, "m", sources, directory), null);
   await assert.rejects(mergeAdaptersInto(context, "m", sources.slice(0, 2), directory), (error: unknown) => error instanceof MergedAdapterMismatchError && /sources a, b, c → a, b\)/.test(error.message));
   assert.equal(merges.length, 1, "nothing merged again");
   // A merge saved before merge.json existed is reused as it is.
   rmSync(path.join(directory, "merge.json"));
-  assert.equal(await mergeAdaptersInto(context, "m", sources, directory, 1), null);
+  assert.equal(await mergeAdaptersInto(context, "m", sources, directory, { weight: 1 }), null);
 });

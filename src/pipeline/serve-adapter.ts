@@ -23,13 +23,22 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
   for (const { model, adapterPath } of adapters) if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
 }
 
-/** How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted 1/n". */
-export function describeMergeWeight(weight: number | undefined, count: number): string {
-  return `each weighted ${weight ?? `1/${count}`}`;
+/** How a TIES merge is asked for: each source's weight (unset: 1/n) and the merged adapter's rank (unset: the sum of the sources'). */
+export interface MergeSettings {
+  weight?: number | undefined;
+  rank?: number | undefined;
 }
 
-/** What a saved merge was made of (`merge.json` beside the adapter): its sources' served names and each one's weight (null: 1/n). */
-const mergeRecordSchema = z.strictObject({ sources: z.array(z.string()), weight: z.number().nullable() });
+/** How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted 1/n"; and its rank when set. */
+export function describeMerge(settings: MergeSettings, count: number): string {
+  return `each weighted ${settings.weight ?? `1/${count}`}${settings.rank === undefined ? "" : `, rank ${settings.rank}`}`;
+}
+
+/**
+ * What a saved merge was made of (`merge.json` beside the adapter): its sources' served names, each one's weight (null:
+ * 1/n) and the merged rank (null, or absent in a record saved before it was a setting: the sum of the sources' ranks).
+ */
+const mergeRecordSchema = z.strictObject({ sources: z.array(z.string()), weight: z.number().nullable(), rank: z.number().int().positive().nullable().default(null) });
 type MergeRecord = z.infer<typeof mergeRecordSchema>;
 
 /** The file recording what the merge in `adapterPath` was made of. */
@@ -40,13 +49,15 @@ function mergeRecordFile(adapterPath: string): string {
 /** How a saved merge differs from the one asked for, one phrase per setting (empty: the same merge). */
 function mergeDifferences(recorded: MergeRecord, asked: MergeRecord): string[] {
   const weight = (record: MergeRecord) => (record.weight === null ? "1/n" : String(record.weight));
+  const rank = (record: MergeRecord) => (record.rank === null ? "the sources' sum" : String(record.rank));
   return [
     ...(recorded.weight === asked.weight ? [] : [`weight ${weight(recorded)} → ${weight(asked)}`]),
+    ...(recorded.rank === asked.rank ? [] : [`rank ${rank(recorded)} → ${rank(asked)}`]),
     ...(JSON.stringify(recorded.sources) === JSON.stringify(asked.sources) ? [] : [`sources ${recorded.sources.join(", ")} → ${asked.sources.join(", ")}`]),
   ];
 }
 
-/** A saved merge of other sources or another weight than the configuration now asks for. */
+/** A saved merge of other sources, another weight or another rank than the configuration now asks for. */
 export class MergedAdapterMismatchError extends TraceError {
   override readonly name = "MergedAdapterMismatchError";
   constructor(
@@ -59,10 +70,10 @@ export class MergedAdapterMismatchError extends TraceError {
 }
 
 /**
- * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `weight`, else the worker's 1/n)
- * and saves the result to `adapterPath` with what it was made of (`merge.json`), to be served from there as any
- * adapter. Nothing is done when that directory already holds the same merge (a resumed run); one of other sources or
- * another weight is refused (`MergedAdapterMismatchError`). Returns what the worker reported about the merge, or null
+ * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `settings.weight`, else the
+ * worker's 1/n; at `settings.rank`, else the sum of the sources' ranks) and saves the result to `adapterPath` with what
+ * it was made of (`merge.json`), to be served from there as any adapter. Nothing is done when that directory already
+ * holds the same merge (a resumed run); one of other sources, weight or rank is refused (`MergedAdapterMismatchError`). Returns what the worker reported about the merge, or null
  * when it was there already.
  */
 export async function mergeAdaptersInto(
@@ -70,9 +81,10 @@ export async function mergeAdaptersInto(
   name: string,
   sources: readonly { model: string; adapterPath: string }[],
   adapterPath: string,
-  weight?: number,
+  settings: MergeSettings = {},
 ): Promise<MergedAdapter | null> {
-  const asked: MergeRecord = { sources: sources.map((source) => source.model), weight: weight ?? null };
+  const { weight, rank } = settings;
+  const asked: MergeRecord = { sources: sources.map((source) => source.model), weight: weight ?? null, rank: rank ?? null };
   if (existsSync(path.join(adapterPath, "adapter_config.json"))) {
     // A merge saved before the record existed is taken as it is.
     if (!existsSync(mergeRecordFile(adapterPath))) return null;
@@ -84,7 +96,7 @@ export async function mergeAdaptersInto(
   const trainer = (await context.worker()).trainerClient();
   if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
   const weights = weight === undefined ? {} : { weights: sources.map(() => weight) };
-  const merged = await trainer.mergeAdapters({ name, sources: asked.sources, method: "ties", ...weights });
+  const merged = await trainer.mergeAdapters({ name, sources: asked.sources, method: "ties", ...weights, ...(rank === undefined ? {} : { rank }) });
   await trainer.saveAdapter({ adapter: name, path: adapterPath });
   writeJsonArtifact(mergeRecordFile(adapterPath), asked);
   return merged;

@@ -47,8 +47,11 @@ export interface TargetDomain {
   moduleEnvironment?: ModuleEnvironment;
   /** Which tasks were used for what, in words (e.g. τ²'s `split_tasks.json` train / test). */
   split: string;
-  /** The kind of a task, for reports that break pass rates down by it (TRACE-mini: the task family); absent for τ². */
-  taskGroup?: (task: Task) => string;
+  /**
+   * The kinds a task counts under, for reports that break pass rates down by them (TRACE-mini: the task family, and for
+   * a precondition task also whether its order is pending); absent for τ².
+   */
+  taskGroups?: (task: Task) => readonly string[];
 }
 
 /** τ²-bench's `split_tasks.json` of a domain directory: task ids per split name; undefined when the file is absent. */
@@ -113,10 +116,7 @@ export async function loadTargetDomains(config: ResolvedPipelineConfig): Promise
         makeUser: (task) => createInstanceUser(environment.instance(task)),
         request: (task) => environment.instance(task).request,
         moduleEnvironment: environment,
-        taskGroup: (task) => {
-          const family = environment.instance(task).facts.family;
-          return typeof family === "string" ? family : "unknown";
-        },
+        taskGroups: (task) => miniTaskKinds(environment.instance(task).facts),
         split: `training seeds 0-${target.trainingSeeds - 1}, held-out evaluation seeds ${target.evaluationSeedStart}-${target.evaluationSeedStart + target.evaluationSeedCount - 1}`,
       },
     ];
@@ -236,4 +236,14 @@ function customUserFactory(config: ResolvedPipelineConfig): (task: Task) => Simu
   const guidelines = target.userGuidelines === undefined ? readFileSync(path.join(PROMPTS_ROOT, "targets/user-simulator.md"), "utf8") : readUserSimulatorGuidelines(target.userGuidelines);
   const client = roleClient(config, "user");
   return (task) => createLlmUserSimulator({ client, guidelines, scenario: task.userInstructions, sampling: { temperature: target.userTemperature } });
+}
+
+/**
+ * The kinds a TRACE-mini task counts under: its family; a precondition task also under whether its order is pending
+ * (the base mostly passes those and fails the others, so a split's gain follows how many of each it holds).
+ */
+export function miniTaskKinds(facts: Record<string, unknown>): string[] {
+  const family = typeof facts.family === "string" ? facts.family : "unknown";
+  if (family !== "precondition" || typeof facts.status !== "string") return [family];
+  return [family, `${family} · ${facts.status === "pending" ? "pending" : "not pending"}`];
 }

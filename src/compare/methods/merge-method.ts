@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { createRolloutBudget } from "../../baselines/budget/rollout-budget.js";
-import { describeMergeWeight, mergeAdaptersInto } from "../../pipeline/serve-adapter.js";
+import { describeMerge, mergeAdaptersInto } from "../../pipeline/serve-adapter.js";
 import type { CompareSetup, MethodOutcome } from "../compare-setup.js";
 import { traceAdapters } from "./trace-method.js";
 
@@ -21,14 +21,14 @@ export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome
   if (finals.length === 1) {
     return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: finals[0]!.name, adapterPath: finals[0]!.path } }], budget: budget.summary(), notes: ["one capability adapter: nothing to merge"] };
   }
-  const weight = context.config.compare?.merge.weight;
+  const settings = { weight: context.config.compare?.merge.weight, rank: context.config.compare?.merge.rank };
   const merged = await mergeAdaptersInto(
     context,
     name,
     finals.map((adapter) => ({ model: adapter.name, adapterPath: adapter.path })),
     adapterPath,
-    weight,
+    settings,
   );
-  if (merged !== null) notes.push(`merged ${finals.length} adapters, ${describeMergeWeight(weight, finals.length)} (${JSON.stringify(merged)})`);
+  if (merged !== null) notes.push(`merged ${finals.length} adapters, ${describeMerge(settings, finals.length)} (${JSON.stringify(merged)})`);
   return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: `${name}-final`, adapterPath } }], budget: budget.summary(), notes };
 }

@@ -66,7 +66,7 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
     if (mergedRoute && sources.length >= 2) {
       const name = `s${setup.seed}-trace-merged-${index}`;
       const adapterPath = path.join(setup.directory, "trace", "merged", `snapshot-${index}`);
-      await mergeAdaptersInto(setup.context, name, sources, adapterPath, setup.context.config.routing.mergeWeight);
+      await mergeAdaptersInto(setup.context, name, sources, adapterPath, { weight: setup.context.config.routing.mergeWeight, rank: setup.context.config.routing.mergeRank });
       chosen[MERGED_ADAPTERS_ROUTE] = { model: `${name}-final`, adapterPath };
     }
     snapshots.push({ episodes, policy: { kind: "routed", adapters: chosen } });

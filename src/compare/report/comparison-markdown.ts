@@ -59,7 +59,7 @@ function kindTables(results: readonly MethodSeedResult[], domains: readonly stri
     sections.push(markdownTable([header, ...rows], { align: ["l", ...summary.kinds.map(() => "r" as const)] }), "");
   }
   if (sections.length === 0) return [];
-  return ["## Pass rate per kind of task", "", ...sections, "Cells are pass rates in percent, mean ± sd over seeds; each column names a kind of task and its episodes per seed.", ""];
+  return ["## Pass rate per kind of task", "", ...sections, "Cells are pass rates in percent, mean ± sd over seeds; each column names a kind of task and its episodes per seed (a task may count under more than one kind: TRACE-mini's precondition tasks also under whether the order is pending).", ""];
 }
 
 /**
