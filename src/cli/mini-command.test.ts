@@ -104,6 +104,10 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(families.reduce((sum, family) => sum + family.base.total, 0), 4);
   assert.equal(families.reduce((sum, family) => sum + family.base.passed, 0), evaluation.domains[0]!.base.passed);
   assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), /^\| domain \| kind of task \| base pass rate \| TRACE pass rate \|$/m);
+  // The kept capabilities the synthesize stage skipped are the ones the results call untrained, and the report names them.
+  const skipped = (JSON.parse(readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8")) as { skipped: { capability: string; reason: string }[] }).skipped;
+  assert.deepEqual((JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { untrained?: unknown }).untrained, skipped);
+  if (skipped.length > 0) assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), new RegExp(`^Kept by the analysis, no adapter trained: ${skipped[0]!.capability} `, "m"));
   // The evaluation tasks per routing option add up to the evaluation, for the base and for TRACE.
   const routes = (JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as { routes: { tasks: number; base: { passed: number }; trace: { passed: number } }[]; domains: { trace: { passed: number } }[] }).routes;
   assert.equal(routes.reduce((sum, route) => sum + route.tasks, 0), 4);

@@ -118,7 +118,8 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       domains.push(entry);
     }
     const capabilities: EvaluationResults["capabilities"] = [];
-    const environments = new Map(run.readEnvironmentIndex().environments.map((entry) => [entry.capability, entry]));
+    const index = run.readEnvironmentIndex();
+    const environments = new Map(index.environments.map((entry) => [entry.capability, entry]));
     for (const adapter of run.readTrainedAdapters()) {
       const entry = environments.get(adapter.capability)!;
       const environment = await createModuleEnvironment({ runner: await context.environment(entry), seeds: evaluation.heldOutSeeds });
@@ -148,6 +149,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       domains,
       overall: { base: sumPassCounts(domains.map((entry) => entry.base)), trace: sumPassCounts(domains.map((entry) => entry.trace)) },
       capabilities,
+      untrained: index.skipped,
       routing: routingDistribution(routing),
       routes,
       ...(failures === undefined ? {} : { failures }),

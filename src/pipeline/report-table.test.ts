@@ -28,6 +28,15 @@ test("the evaluation table: pass rates per domain and overall, adapter gains, ro
   assert.ok(rows.includes("| tool_calling_precision | A | 1 | 25.0% |"));
   assert.ok(rows.includes("| base (none of these) | B | 3 | 75.0% |"));
   assert.ok(!report.includes("kind of task"), "no table of kinds when the target names none");
+  assert.ok(!report.includes("no adapter trained"), "results written before untrained capabilities were recorded");
+});
+
+test("capabilities the analysis kept without an adapter are named with the reason", () => {
+  const count = { passed: 0, total: 1 };
+  const results = { domains: [], overall: { base: count, trace: count }, capabilities: [], routing: [] };
+  const report = formatReport("run", { ...results, untrained: [{ capability: "communicate_required_information", reason: "no environment configured (environments.map)" }] });
+  assert.ok(report.split("\n").includes("Kept by the analysis, no adapter trained: communicate_required_information (no environment configured (environments.map))."));
+  assert.ok(!formatReport("run", { ...results, untrained: [] }).includes("no adapter trained"), "nothing said when every kept capability has an adapter");
 });
 
 test("a target that names kinds of task gets base and TRACE per kind", () => {

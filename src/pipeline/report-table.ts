@@ -35,6 +35,10 @@ export function formatReport(name: string, results: EvaluationResults): string {
     lines.push(`| ${capability.capability} | ${capability.iterations ?? "-"} | ${capability.seeds.length} | ${capability.before.toFixed(3)} | ${capability.after.toFixed(3)} | ${delta(capability.before, capability.after)} |`);
   }
   if (results.capabilities.length === 0) lines.push("| (no adapters) | | | | | |");
+  if (results.untrained !== undefined && results.untrained.length > 0) {
+    // A kept capability without an adapter is a deficit TRACE cannot remove: say so beside the ones it trained.
+    lines.push("", `Kept by the analysis, no adapter trained: ${results.untrained.map((entry) => `${entry.capability} (${entry.reason})`).join("; ")}.`);
+  }
   const routed = results.routing.reduce((sum, entry) => sum + entry.tasks, 0);
   lines.push("", "| routed to | label | tasks | share |", "|---|---|---|---|");
   for (const entry of results.routing) lines.push(`| ${entry.option} | ${entry.label} | ${entry.tasks} | ${routed === 0 ? "-" : `${((100 * entry.tasks) / routed).toFixed(1)}%`} |`);

@@ -27,6 +27,11 @@ export interface EvaluationResults {
   overall: { base: PassCount; trace: PassCount };
   /** Mean reward of the base and of the adapter on each capability environment's held-out seeds; the GRPO iterations the adapter trained (absent in results written before they were recorded). */
   capabilities: { capability: string; seeds: number[]; before: number; after: number; iterations?: number }[];
+  /**
+   * Capabilities the analysis kept that got no adapter (no environment mapped, or none passed the gates), with the
+   * synthesize stage's reason: the report names them, since TRACE cannot gain on them (absent in older results).
+   */
+  untrained?: { capability: string; reason: string }[];
   /** Tasks routed to each option (capability, or "base" for "none of these"). */
   routing: { option: string; label: string; tasks: number }[];
   /** Per option, the evaluation tasks routed to it and their episodes passed by the base and by the routed agent. */
