@@ -87,7 +87,8 @@ for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do
   cp "/tmp/mini-v2-$name.json" "$WORK/$name-config.json"
-  for file in base/sft.json base/sft-progress.json base/failures.json eval/base-failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv; do
+  # TRACE_KEEP_EPISODES=1: the evaluate stage's episodes too (every held-out conversation, base and routed).
+  for file in base/sft.json base/sft-progress.json base/failures.json eval/base-failures.json eval/trace-failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv ${TRACE_KEEP_EPISODES:+eval/episodes.sqlite}; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
   # Each compared method's result per seed (budget, snapshots, notes such as GEPA's pool and own-prompt score).
