@@ -73,8 +73,8 @@ export class MergedAdapterMismatchError extends TraceError {
  * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `settings.weight`, else the
  * worker's 1/n; at `settings.rank`, else the sum of the sources' ranks) and saves the result to `adapterPath` with what
  * it was made of (`merge.json`), to be served from there as any adapter. Nothing is done when that directory already
- * holds the same merge (a resumed run); one of other sources, weight or rank is refused (`MergedAdapterMismatchError`). Returns what the worker reported about the merge, or null
- * when it was there already.
+ * holds the same merge (a resumed run); one of other sources, weight or rank is refused (`MergedAdapterMismatchError`).
+ * Returns what the worker reported about the merge, or null when it was there already.
  */
 export async function mergeAdaptersInto(
   context: PipelineContext,
