@@ -72,7 +72,7 @@ try {
   const afterLookup = (tool: string | undefined) => (tool === "get_order_details" ? CAPABILITY.precondition : tool === "get_user_details" ? CAPABILITY.payment : undefined);
   for (const { environment, evaluationTasks, makeUser, moduleEnvironment, taskGroups } of await loadTargetDomains(config)) {
     if (moduleEnvironment === undefined || taskGroups === undefined) throw new Error(`${runDirectory} is not a TRACE-mini run (its target names no task families)`);
-    const tasks = evaluationTasks.filter((task) => taskGroups(task)[0] === values.family);
+    const tasks = evaluationTasks.filter((task) => taskGroups(task).includes(values.family));
     const chosen = new Map(routing.decisions.filter((decision) => decision.environment === environment.name).map((decision) => [decision.taskId, decision.model]));
     const policies: [string, (taskId: string) => Promise<ChatClient>][] = [
       ["the router (one adapter per task)", async (taskId) => await client(chosen.get(taskId) ?? config.model.servedModelName)],

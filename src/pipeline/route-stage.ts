@@ -18,7 +18,7 @@ import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { describeMerge, mergeAdaptersInto } from "./serve-adapter.js";
+import { describeMerge, mergeAdaptersInto, routingMergeSettings } from "./serve-adapter.js";
 
 /** The served name of the merged adapters (multi-part requests); the worker merges them under `${MERGED_MODEL}-source`. */
 const MERGED_MODEL = "trace-merged";
@@ -57,7 +57,7 @@ export async function routedAdapters(context: PipelineContext, options: readonly
   const merged = options.find((option) => option.capability === MERGED_ADAPTERS_ROUTE);
   if (merged === undefined) return trained;
   const adapterPath = context.run.mergedAdapterDirectory;
-  const settings = { weight: context.config.routing.mergeWeight, rank: context.config.routing.mergeRank };
+  const settings = routingMergeSettings(context.config);
   const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath, settings);
   if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${describeMerge(settings, trained.length)}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
   return [...trained, { model: merged.model, adapterPath }];

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { readJsonArtifact, writeJsonArtifact } from "../run/json-artifact.js";
 import { TraceError } from "../spec/trace-error.js";
 import type { MergedAdapter } from "../worker/trainer-types.js";
+import type { ResolvedPipelineConfig } from "./pipeline-config.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
 export async function ensureAdaptersServed(context: PipelineContext, adapters: readonly { model: string; adapterPath: string }[]): Promise<void> {
@@ -27,6 +28,11 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
 export interface MergeSettings {
   weight?: number | undefined;
   rank?: number | undefined;
+}
+
+/** The merge TRACE's multi-part route serves (`routing.mergeWeight`, `routing.mergeRank`), in the route stage and in `trace compare` alike. */
+export function routingMergeSettings(config: ResolvedPipelineConfig): MergeSettings {
+  return { weight: config.routing.mergeWeight, rank: config.routing.mergeRank };
 }
 
 /** How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted 1/n"; and its rank when set. */

@@ -21,7 +21,7 @@ export async function runMergeMethod(setup: CompareSetup): Promise<MethodOutcome
   if (finals.length === 1) {
     return { snapshots: [{ episodes: budget.spent(), policy: { kind: "model", model: finals[0]!.name, adapterPath: finals[0]!.path } }], budget: budget.summary(), notes: ["one capability adapter: nothing to merge"] };
   }
-  const settings = { weight: context.config.compare?.merge.weight, rank: context.config.compare?.merge.rank };
+  const settings = context.config.compare?.merge ?? {};
   const merged = await mergeAdaptersInto(
     context,
     name,

@@ -10,7 +10,7 @@ import { capabilityGrpoTarget, capabilityLearningRate } from "../../pipeline/cap
 import { capabilityIterations } from "../../pipeline/capability-iterations.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
-import { mergeAdaptersInto } from "../../pipeline/serve-adapter.js";
+import { mergeAdaptersInto, routingMergeSettings } from "../../pipeline/serve-adapter.js";
 import { MERGED_ADAPTERS_ROUTE } from "../../routing/routing-option.js";
 
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
@@ -66,7 +66,7 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
     if (mergedRoute && sources.length >= 2) {
       const name = `s${setup.seed}-trace-merged-${index}`;
       const adapterPath = path.join(setup.directory, "trace", "merged", `snapshot-${index}`);
-      await mergeAdaptersInto(setup.context, name, sources, adapterPath, { weight: setup.context.config.routing.mergeWeight, rank: setup.context.config.routing.mergeRank });
+      await mergeAdaptersInto(setup.context, name, sources, adapterPath, routingMergeSettings(setup.context.config));
       chosen[MERGED_ADAPTERS_ROUTE] = { model: `${name}-final`, adapterPath };
     }
     snapshots.push({ episodes, policy: { kind: "routed", adapters: chosen } });
