@@ -240,10 +240,12 @@ function customUserFactory(config: ResolvedPipelineConfig): (task: Task) => Simu
 
 /**
  * The kinds a TRACE-mini task counts under: its family; a precondition task also under whether its order is pending
- * (the base mostly passes those and fails the others, so a split's gain follows how many of each it holds).
+ * (the base mostly passes those and fails the others, so a split's gain follows how many of each it holds), and one
+ * whose order is not pending under its status too (the base fails delivered orders more often than processed ones).
  */
 export function miniTaskKinds(facts: Record<string, unknown>): string[] {
   const family = typeof facts.family === "string" ? facts.family : "unknown";
   if (family !== "precondition" || typeof facts.status !== "string") return [family];
-  return [family, `${family} · ${facts.status === "pending" ? "pending" : "not pending"}`];
+  if (facts.status === "pending") return [family, `${family} · pending`];
+  return [family, `${family} · not pending`, `${family} · ${facts.status}`];
 }

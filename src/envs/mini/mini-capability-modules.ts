@@ -3,12 +3,28 @@ import type { CapabilityModule } from "../modules/capability-module.js";
 import miniService, { createMiniModule, type MiniFamily, type MiniModuleOptions } from "./mini-service-module.js";
 
 /** Cancel one order only when it is pending: look it up first, refuse (saying "cannot") otherwise. */
-const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule({
+const PRECONDITION_OPTIONS: MiniModuleOptions = {
   capability: "mini_precondition_verification",
   description: "Checking an order's status before cancelling it, and refusing when the policy does not allow the cancellation.",
   families: ["precondition"],
   phrasing: "practice",
   calibrated: true,
+};
+const MINI_PRECONDITION_VERIFICATION: CapabilityModule = createMiniModule(PRECONDITION_OPTIONS);
+
+/**
+ * The precondition practice world that draws the statuses the base fails (twenty-first session): a quarter of the
+ * orders pending, a quarter processed and half delivered, instead of half, a quarter and a quarter. Measured on the
+ * shipped base in the plain world (level 2, temperature 1, 96 seeds × 16): mean reward 0.89 on pending orders (23 of 49
+ * groups all 1, no GRPO signal), 0.40 on processed and 0.16 on delivered ones, where the base looks the order up,
+ * leaves it and then says "is cancelled". Chosen in a run's `environments.map` in place of
+ * `mini_precondition_verification`; not one of the worlds the base agent's demonstrations are played in.
+ */
+export const MINI_PRECONDITION_VERIFICATION_HARD_STATUSES: CapabilityModule = createMiniModule({
+  ...PRECONDITION_OPTIONS,
+  capability: "mini_precondition_verification_hard_statuses",
+  description: `${PRECONDITION_OPTIONS.description.slice(0, -1)}, most often for delivered orders.`,
+  statusShares: { pending: 0.25, processed: 0.25, delivered: 0.5 },
 });
 
 /** Pay one order with the named method among look-alike payment method ids. */
@@ -81,13 +97,14 @@ export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECON
 
 /**
  * Every practice module: the three of `MINI_CAPABILITY_MODULES` and the variants a run may choose in
- * `environments.map` (per-part reward, multi-part requests only, named later).
+ * `environments.map` (per-part reward, multi-part requests only, named later, hard statuses).
  */
 export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   ...MINI_CAPABILITY_MODULES,
   MINI_MULTI_STEP_COMPLETION_BY_PART,
   MINI_MULTI_STEP_COMPLETION_COMPOSITE,
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
+  MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
 ];
 
 /**

@@ -8,6 +8,7 @@ import {
   MINI_MULTI_STEP_COMPLETION_BY_PART,
   MINI_MULTI_STEP_COMPLETION_COMPOSITE,
   MINI_PRACTICE_MODULES,
+  MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
   MINI_TARGET_MODULE,
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
 } from "./mini-capability-modules.js";
@@ -194,4 +195,21 @@ test("the multi-part world: composite requests only, rewarded per part done righ
   assert.equal(one.reward, both.reward / 2);
   assert.equal(MINI_PRACTICE_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), true);
   assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_MULTI_STEP_COMPLETION_COMPOSITE), false, "not one of the configurations' worlds");
+});
+
+test("the precondition world of hard statuses draws a quarter pending, a quarter processed and half delivered; shares that do not sum to 1 are refused", () => {
+  const statuses = (module: CapabilityModule) => {
+    const counts: Record<string, number> = {};
+    for (let seed = 0; seed < 2000; seed += 1) {
+      const status = module.generate(seed, sdk).facts.status as string;
+      counts[status] = (counts[status] ?? 0) + 1;
+    }
+    return counts;
+  };
+  const hard = statuses(MINI_PRECONDITION_VERIFICATION_HARD_STATUSES);
+  const plain = statuses(MINI_CAPABILITY_MODULES[0]!);
+  assert.ok(Math.abs(hard.pending! / 2000 - 0.25) < 0.04 && Math.abs(hard.processed! / 2000 - 0.25) < 0.04 && Math.abs(hard.delivered! / 2000 - 0.5) < 0.04, JSON.stringify(hard));
+  assert.ok(Math.abs(plain.pending! / 2000 - 0.5) < 0.04 && Math.abs(plain.delivered! / 2000 - 0.25) < 0.04, JSON.stringify(plain));
+  assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_PRECONDITION_VERIFICATION_HARD_STATUSES), false, "not one of the configurations' worlds");
+  assert.throws(() => createMiniModule({ capability: "x", description: "test", families: ["precondition"], phrasing: "practice", statusShares: { pending: 0.5, processed: 0.5, delivered: 0.5 } }), /statusShares .*summing to 1/);
 });

@@ -54,6 +54,25 @@ export interface MiniModuleOptions {
    * group is all 1 and teaches GRPO nothing (a quarter to a half of the seeds, by level).
    */
   namedMethodNotFirst?: boolean;
+  /**
+   * `precondition`: how often the requested order is pending, processed or delivered (shares summing to 1). Unset, as
+   * the target world: pending in half the draws, processed or delivered alike in the other half (the same draws).
+   */
+  statusShares?: MiniStatusShares;
+}
+
+/** The shares of a precondition request's order statuses (`MiniModuleOptions.statusShares`). */
+export interface MiniStatusShares {
+  pending: number;
+  processed: number;
+  delivered: number;
+}
+
+/** The order's status for a precondition request: the target's draw, or one by `shares`. */
+function drawStatus(random: Random, shares: MiniStatusShares | undefined): "pending" | "processed" | "delivered" {
+  if (shares === undefined) return random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"] as const);
+  const draw = random.next();
+  return draw < shares.pending ? "pending" : draw < shares.pending + shares.processed ? "processed" : "delivered";
 }
 
 /**
@@ -228,7 +247,7 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, 
   let composed: string | undefined;
 
   if (family === "precondition") {
-    const status = random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"]);
+    const status = drawStatus(random, options.statusShares);
     firstOrder.status = status;
     solution.push({ name: "get_order_details", arguments: { order_id: first } });
     if (status === "pending") solution.push({ name: "cancel_pending_order", arguments: { order_id: first, reason } });
@@ -259,7 +278,7 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, 
     for (const [index, id] of requested.entries()) {
       const order = orders[id] as Row;
       if (random.next() < 0.5) {
-        const status = random.next() < 0.5 ? "pending" : random.pick(["processed", "delivered"]);
+        const status = drawStatus(random, undefined);
         order.status = status;
         solution.push({ name: "get_order_details", arguments: { order_id: id } });
         if (status === "pending") solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
@@ -357,6 +376,13 @@ function partsDone(finalState: State, expected: State, requested: readonly strin
 
 /** Builds a TRACE-mini module over some families, worded as the target or as practice. */
 export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
+  const shares = options.statusShares;
+  if (shares !== undefined) {
+    const values = [shares.pending, shares.processed, shares.delivered];
+    if (values.some((share) => !(share >= 0)) || Math.abs(values.reduce((sum, share) => sum + share, 0) - 1) > 1e-9) {
+      throw new RangeError(`statusShares ${JSON.stringify(shares)}: expected three shares ≥ 0 summing to 1`);
+    }
+  }
   const settings: MiniModuleOptions = { ...options, families: [...options.families] };
   return {
     capability: settings.capability,
