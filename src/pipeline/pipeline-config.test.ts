@@ -177,7 +177,7 @@ test("own targets: the fields each kind needs, the LLM analyst, the judge role",
   assert.throws(parse({ target: { ...mcp, mcp: { ...mcp.mcp, url: "http://127.0.0.1:1/mcp" } }, analysis: { labeler: "llm" } }), /give exactly one of command/);
 });
 
-test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router; merge weights in (0, 4], merge ranks positive integers", () => {
+test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router; merge weights in (0, 4], merge ranks positive integers, TIES or linear merges, TIES densities in (0, 1]", () => {
   const routing = (value: unknown) => parsePipelineConfig({ ...minimal, routing: value }, "c.json");
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.multiPartSimilarity, 0.3);
   assert.equal(routing({ method: "retrieval" }).routing.multiPartSimilarity, undefined, "off unless set");
@@ -194,6 +194,13 @@ test("routing.multiPartSimilarity: in (0, 1], and only with the retrieval router
   assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.mergeRank, undefined, "the worker's sum of ranks unless set");
   for (const bad of [0, 2.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeRank: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeRank:")), String(bad));
   assert.throws(() => routing({ method: "retrieval", mergeRank: 64 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeRank: needs routing\.multiPartSimilarity/.test(issue)));
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3 }).routing.mergeMethod, undefined, "TIES unless set");
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeMethod: "linear" }).routing.mergeMethod, "linear");
+  assert.equal(routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeDensity: 1 }).routing.mergeDensity, 1);
+  for (const bad of [0, 1.5]) assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeDensity: bad }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeDensity:")), String(bad));
+  assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeMethod: "mean" }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue.startsWith("routing.mergeMethod:")));
+  assert.throws(() => routing({ method: "retrieval", mergeMethod: "linear" }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeMethod: needs routing\.multiPartSimilarity/.test(issue)));
+  assert.throws(() => routing({ method: "retrieval", multiPartSimilarity: 0.3, mergeMethod: "linear", mergeDensity: 0.5 }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => /routing\.mergeDensity: is a TIES setting/.test(issue)));
   const compare = (merge: unknown) => parsePipelineConfig({ ...minimal, compare: { merge } }, "c.json").compare!;
   assert.equal(compare({}).merge.weight, undefined, "the merge baseline's own weight, 1/n unless set");
   assert.equal(compare({ weight: 0.5 }).merge.weight, 0.5);

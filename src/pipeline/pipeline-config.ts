@@ -423,6 +423,13 @@ const pipelineConfigSchema = z.strictObject({
        * drops part of the merge (the route stage logs the largest relative error); the model's width keeps all of it.
        */
       mergeRank: positiveInteger.optional(),
+      /**
+       * With `multiPartSimilarity`: `ties` (default: trim, elect signs, disjoint mean) or `linear` (the weighted sum of
+       * the adapters' deltas, nothing trimmed; at weight 1 and the default rank, all adapters applied at once, exactly).
+       */
+      mergeMethod: z.enum(["ties", "linear"]).optional(),
+      /** With `multiPartSimilarity` and a TIES merge: the share of each adapter's entries kept; unset, the worker's 0.2. */
+      mergeDensity: z.number().gt(0).max(1).optional(),
     })
     .prefault({}),
   /** How every policy is evaluated, by the evaluate stage and by `trace compare` alike (`evaluation-episodes.ts`). */
@@ -479,6 +486,10 @@ const pipelineConfigSchema = z.strictObject({
     if (sft.demonstrationSeedStart < config.target.trainingSeeds) context.addIssue({ code: "custom", path: ["model", "sft", "demonstrationSeedStart"], message: `${sft.demonstrationSeedStart} is below target.trainingSeeds (${config.target.trainingSeeds}): the demonstrations would include the analysed training tasks` });
   }
   if (config.routing.mergeWeight !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeWeight"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's weight is compare.merge.weight)" });
+  for (const key of ["mergeMethod", "mergeDensity"] as const) {
+    if (config.routing[key] !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", key], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only)" });
+  }
+  if (config.routing.mergeDensity !== undefined && config.routing.mergeMethod === "linear") context.addIssue({ code: "custom", path: ["routing", "mergeDensity"], message: "is a TIES setting; a linear merge trims nothing" });
   if (config.routing.mergeRank !== undefined && config.routing.multiPartSimilarity === undefined) context.addIssue({ code: "custom", path: ["routing", "mergeRank"], message: "needs routing.multiPartSimilarity (the merged adapters serve multi-part requests only; the merge baseline's rank is compare.merge.rank)" });
   if (config.target.user === "llm" && config.target.kind === "mini") context.addIssue({ code: "custom", path: ["target", "user"], message: '"llm" is not available for a mini target (its users are scripted)' });
 }).transform((config) => ({

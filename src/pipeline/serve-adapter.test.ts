@@ -45,17 +45,25 @@ test("mergeAdaptersInto: TIES with the worker's 1/n weights and rank unless they
   const wide = recordingContext();
   await mergeAdaptersInto(wide.context, "m", sources, path.join(directory, "wide"), { weight: 1.5, rank: 256 });
   assert.deepEqual(wide.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties", weights: [1.5, 1.5, 1.5], rank: 256 }]);
+  const linear = recordingContext();
+  await mergeAdaptersInto(linear.context, "m", sources, path.join(directory, "linear"), { method: "linear", weight: 1 });
+  assert.deepEqual(linear.merges, [{ name: "m", sources: ["a", "b", "c"], method: "linear", weights: [1, 1, 1] }]);
+  const dense = recordingContext();
+  await mergeAdaptersInto(dense.context, "m", sources, path.join(directory, "dense"), { weight: 1, density: 1 });
+  assert.deepEqual(dense.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties", weights: [1, 1, 1], density: 1 }]);
 });
 
 test("mergeAdaptersInto: a saved merge of another weight, rank or other sources is refused, naming what differs", async () => {
   const directory = path.join(mkdtempSync(path.join(tmpdir(), "merge-")), "merged");
   const { context, merges } = recordingContext();
   await mergeAdaptersInto(context, "m", sources, directory);
-  assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null, rank: null });
+  assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null, rank: null, method: "ties", density: null });
   assert.equal(await mergeAdaptersInto(context, "m", sources, directory), null, "the same merge is reused");
   await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { weight: 1 }), (error: unknown) => error instanceof MergedAdapterMismatchError && /holds a merge of other settings \(weight 1\/n → 1\); delete that directory/.test(error.message) && error.adapterPath === directory);
   await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { rank: 256 }), (error: unknown) => error instanceof MergedAdapterMismatchError && /\(rank the sources' sum → 256\)/.test(error.message));
-  // A record saved before the rank was a setting reads as the sources' sum.
+  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { method: "linear" }), (error: unknown) => error instanceof MergedAdapterMismatchError && /\(method ties → linear\)/.test(error.message));
+  await assert.rejects(mergeAdaptersInto(context, "m", sources, directory, { density: 0.5 }), (error: unknown) => error instanceof MergedAdapterMismatchError && /\(density the worker's → 0\.5\)/.test(error.message));
+  // A record saved before the rank, method and density were settings reads as the sources' sum, TIES and the worker's density.
   writeFileSync(path.join(directory, "merge.json"), JSON.stringify({ sources: ["a", "b", "c"], weight: null }));
   assert.equal(await mergeAdaptersInto(context, "m", sources, directory), null);
   await assert.rejects(mergeAdaptersInto(context, "m", sources.slice(0, 2), directory), (error: unknown) => error instanceof MergedAdapterMismatchError && /sources a, b, c → a, b\)/.test(error.message));

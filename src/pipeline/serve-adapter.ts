@@ -24,27 +24,51 @@ export async function ensureAdaptersServed(context: PipelineContext, adapters: r
   for (const { model, adapterPath } of adapters) if (!served.has(model)) await trainer.loadLoraAdapter({ loraName: model, loraPath: adapterPath });
 }
 
-/** How a TIES merge is asked for: each source's weight (unset: 1/n) and the merged adapter's rank (unset: the sum of the sources'). */
+/**
+ * How a merge is asked for: TIES (default) or linear (the weighted sum of the deltas, nothing trimmed), each source's
+ * weight (unset: 1/n), the share of each source's entries a TIES merge keeps (unset: the worker's 0.2) and the merged
+ * adapter's rank (unset: the sum of the sources', exact for a linear merge).
+ */
 export interface MergeSettings {
+  method?: "ties" | "linear" | undefined;
   weight?: number | undefined;
+  density?: number | undefined;
   rank?: number | undefined;
 }
 
-/** The merge TRACE's multi-part route serves (`routing.mergeWeight`, `routing.mergeRank`), in the route stage and in `trace compare` alike. */
+/**
+ * The merge TRACE's multi-part route serves (`routing.mergeMethod`, `mergeWeight`, `mergeDensity`, `mergeRank`), in the
+ * route stage and in `trace compare` alike.
+ */
 export function routingMergeSettings(config: ResolvedPipelineConfig): MergeSettings {
-  return { weight: config.routing.mergeWeight, rank: config.routing.mergeRank };
+  const routing = config.routing;
+  return { method: routing.mergeMethod, weight: routing.mergeWeight, density: routing.mergeDensity, rank: routing.mergeRank };
 }
 
-/** How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted 1/n"; and its rank when set. */
+/**
+ * How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted
+ * 1/n"; then its method when linear, its TIES density and its rank when set.
+ */
 export function describeMerge(settings: MergeSettings, count: number): string {
-  return `each weighted ${settings.weight ?? `1/${count}`}${settings.rank === undefined ? "" : `, rank ${settings.rank}`}`;
+  const parts = [`each weighted ${settings.weight ?? `1/${count}`}`];
+  if (settings.method === "linear") parts.push("linear");
+  if (settings.density !== undefined) parts.push(`density ${settings.density}`);
+  if (settings.rank !== undefined) parts.push(`rank ${settings.rank}`);
+  return parts.join(", ");
 }
 
 /**
  * What a saved merge was made of (`merge.json` beside the adapter): its sources' served names, each one's weight (null:
- * 1/n) and the merged rank (null, or absent in a record saved before it was a setting: the sum of the sources' ranks).
+ * 1/n), the merged rank (null: the sum of the sources' ranks), the method and the TIES density (null: the worker's);
+ * fields absent in a record saved before they were settings read as their defaults.
  */
-const mergeRecordSchema = z.strictObject({ sources: z.array(z.string()), weight: z.number().nullable(), rank: z.number().int().positive().nullable().default(null) });
+const mergeRecordSchema = z.strictObject({
+  sources: z.array(z.string()),
+  weight: z.number().nullable(),
+  rank: z.number().int().positive().nullable().default(null),
+  method: z.enum(["ties", "linear"]).default("ties"),
+  density: z.number().nullable().default(null),
+});
 type MergeRecord = z.infer<typeof mergeRecordSchema>;
 
 /** The file recording what the merge in `adapterPath` was made of. */
@@ -56,14 +80,17 @@ function mergeRecordFile(adapterPath: string): string {
 function mergeDifferences(recorded: MergeRecord, asked: MergeRecord): string[] {
   const weight = (record: MergeRecord) => (record.weight === null ? "1/n" : String(record.weight));
   const rank = (record: MergeRecord) => (record.rank === null ? "the sources' sum" : String(record.rank));
+  const density = (record: MergeRecord) => (record.density === null ? "the worker's" : String(record.density));
   return [
+    ...(recorded.method === asked.method ? [] : [`method ${recorded.method} → ${asked.method}`]),
     ...(recorded.weight === asked.weight ? [] : [`weight ${weight(recorded)} → ${weight(asked)}`]),
+    ...(recorded.density === asked.density ? [] : [`density ${density(recorded)} → ${density(asked)}`]),
     ...(recorded.rank === asked.rank ? [] : [`rank ${rank(recorded)} → ${rank(asked)}`]),
     ...(JSON.stringify(recorded.sources) === JSON.stringify(asked.sources) ? [] : [`sources ${recorded.sources.join(", ")} → ${asked.sources.join(", ")}`]),
   ];
 }
 
-/** A saved merge of other sources, another weight or another rank than the configuration now asks for. */
+/** A saved merge of other sources or other settings than the configuration now asks for. */
 export class MergedAdapterMismatchError extends TraceError {
   override readonly name = "MergedAdapterMismatchError";
   constructor(
@@ -76,11 +103,12 @@ export class MergedAdapterMismatchError extends TraceError {
 }
 
 /**
- * Merges `sources` TIES-style on the worker (`merge_adapters`; each source weighted `settings.weight`, else the
- * worker's 1/n; at `settings.rank`, else the sum of the sources' ranks) and saves the result to `adapterPath` with what
- * it was made of (`merge.json`), to be served from there as any adapter. Nothing is done when that directory already
- * holds the same merge (a resumed run); one of other sources, weight or rank is refused (`MergedAdapterMismatchError`).
- * Returns what the worker reported about the merge, or null when it was there already.
+ * Merges `sources` on the worker (`merge_adapters`; TIES unless `settings.method` is linear; each source weighted
+ * `settings.weight`, else the worker's 1/n; TIES at `settings.density`, else the worker's; at `settings.rank`, else the
+ * sum of the sources' ranks) and saves the result to `adapterPath` with what it was made of (`merge.json`), to be served
+ * from there as any adapter. Nothing is done when that directory already holds the same merge (a resumed run); one of
+ * other sources or settings is refused (`MergedAdapterMismatchError`). Returns what the worker reported about the
+ * merge, or null when it was there already.
  */
 export async function mergeAdaptersInto(
   context: PipelineContext,
@@ -89,8 +117,9 @@ export async function mergeAdaptersInto(
   adapterPath: string,
   settings: MergeSettings = {},
 ): Promise<MergedAdapter | null> {
-  const { weight, rank } = settings;
-  const asked: MergeRecord = { sources: sources.map((source) => source.model), weight: weight ?? null, rank: rank ?? null };
+  const { weight, rank, density } = settings;
+  const method = settings.method ?? "ties";
+  const asked: MergeRecord = { sources: sources.map((source) => source.model), weight: weight ?? null, rank: rank ?? null, method, density: density ?? null };
   if (existsSync(path.join(adapterPath, "adapter_config.json"))) {
     // A merge saved before the record existed is taken as it is.
     if (!existsSync(mergeRecordFile(adapterPath))) return null;
@@ -102,7 +131,7 @@ export async function mergeAdaptersInto(
   const trainer = (await context.worker()).trainerClient();
   if ((await trainer.listAdapters()).some((held) => held.name === name)) await trainer.deleteAdapter(name);
   const weights = weight === undefined ? {} : { weights: sources.map(() => weight) };
-  const merged = await trainer.mergeAdapters({ name, sources: asked.sources, method: "ties", ...weights, ...(rank === undefined ? {} : { rank }) });
+  const merged = await trainer.mergeAdapters({ name, sources: asked.sources, method, ...weights, ...(density === undefined ? {} : { density }), ...(rank === undefined ? {} : { rank }) });
   await trainer.saveAdapter({ adapter: name, path: adapterPath });
   writeJsonArtifact(mergeRecordFile(adapterPath), asked);
   return merged;
