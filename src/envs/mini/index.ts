@@ -1,6 +1,6 @@
 /** TRACE-mini: the tiny target world, its practice modules and the scripted expert that demonstrates it. */
 export { createMiniModule, MINI_FAMILIES, type MiniFamily } from "./mini-service-module.js";
-export { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_MULTI_STEP_COMPLETION_COMPOSITE, MINI_PRACTICE_MODULES, MINI_PRECONDITION_VERIFICATION_HARD_STATUSES, MINI_TARGET_MODULE, MINI_TOOL_CALLING_PRECISION_NAMED_LATER, miniTargetModule, practiceModulesNamed } from "./mini-capability-modules.js";
+export { MINI_CAPABILITY_MODULES, MINI_MULTI_STEP_COMPLETION_BY_PART, MINI_MULTI_STEP_COMPLETION_CHECKED, MINI_MULTI_STEP_COMPLETION_COMPOSITE, MINI_PRACTICE_MODULES, MINI_PRECONDITION_VERIFICATION_HARD_STATUSES, MINI_TARGET_MODULE, MINI_TOOL_CALLING_PRECISION_NAMED_LATER, miniTargetModule, practiceModulesNamed } from "./mini-capability-modules.js";
 export { createScriptedExpert } from "./scripted-expert.js";
 export {
   DEFAULT_EXPERT_DEFICITS,

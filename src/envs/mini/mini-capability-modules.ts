@@ -92,12 +92,26 @@ export const MINI_MULTI_STEP_COMPLETION_COMPOSITE: CapabilityModule = createMini
   reward: "parts-and-words",
 });
 
+/**
+ * The multi-step practice world whose multi-cancellations need the status check on every order (twenty-third session):
+ * each requested order is pending in half the draws, as in the target's multi-part requests, where the plain world's
+ * are all pending and reward cancelling them without a lookup, the habit that cancels the target's non-pending orders
+ * in multi-part tasks. Chosen in a run's `environments.map` in place of `mini_multi_step_completion`; not one of the
+ * worlds the base agent's demonstrations are played in.
+ */
+export const MINI_MULTI_STEP_COMPLETION_CHECKED: CapabilityModule = createMiniModule({
+  ...MULTI_STEP_OPTIONS,
+  capability: "mini_multi_step_completion_checked",
+  description: `${MULTI_STEP_OPTIONS.description.slice(0, -1)}, checking each order's status before cancelling it.`,
+  multiCancelChecks: true,
+});
+
 /** The three practice modules, one per capability the target needs. */
 export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECONDITION_VERIFICATION, MINI_TOOL_CALLING_PRECISION, MINI_MULTI_STEP_COMPLETION];
 
 /**
  * Every practice module: the three of `MINI_CAPABILITY_MODULES` and the variants a run may choose in
- * `environments.map` (per-part reward, multi-part requests only, named later, hard statuses).
+ * `environments.map` (per-part reward, multi-part requests only, checked multi-cancellations, named later, hard statuses).
  */
 export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   ...MINI_CAPABILITY_MODULES,
@@ -105,6 +119,7 @@ export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   MINI_MULTI_STEP_COMPLETION_COMPOSITE,
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
   MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
+  MINI_MULTI_STEP_COMPLETION_CHECKED,
 ];
 
 /**

@@ -6,6 +6,7 @@ import { atDifficulty } from "../modules/module-runner.js";
 import {
   MINI_CAPABILITY_MODULES,
   MINI_MULTI_STEP_COMPLETION_BY_PART,
+  MINI_MULTI_STEP_COMPLETION_CHECKED,
   MINI_MULTI_STEP_COMPLETION_COMPOSITE,
   MINI_PRACTICE_MODULES,
   MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
@@ -212,4 +213,25 @@ test("the precondition world of hard statuses draws a quarter pending, a quarter
   assert.ok(Math.abs(plain.pending! / 2000 - 0.5) < 0.04 && Math.abs(plain.delivered! / 2000 - 0.25) < 0.04, JSON.stringify(plain));
   assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_PRECONDITION_VERIFICATION_HARD_STATUSES), false, "not one of the configurations' worlds");
   assert.throws(() => createMiniModule({ capability: "x", description: "test", families: ["precondition"], phrasing: "practice", statusShares: { pending: 0.5, processed: 0.5, delivered: 0.5 } }), /statusShares .*summing to 1/);
+});
+
+test("the checked multi-step world: a multi-cancellation's orders are pending in about half the draws, and cancelling them all unchecked fails when one is not", async () => {
+  const runner = nativeModuleRunner(MINI_MULTI_STEP_COMPLETION_CHECKED);
+  const instances = (await Promise.all(seeds.map((seed) => runner.generate(seed, 2)))).filter((instance) => instance.facts.family === "multi_cancel");
+  const statuses = instances.flatMap((instance) => instance.facts.statuses as string[]);
+  const pending = statuses.filter((status) => status === "pending").length / statuses.length;
+  assert.ok(pending > 0.35 && pending < 0.65, `pending share ${pending}`);
+  const mixed = instances.find((instance) => (instance.facts.statuses as string[]).some((status) => status !== "pending"))!;
+  let state = mixed.state;
+  for (const id of mixed.facts.order_ids as string[]) state = (await runner.runTool(state, "cancel_pending_order", { order_id: id, reason: mixed.facts.reason as string })).state;
+  const blind = await runner.verify({ instance: mixed, calls: [], replies: ["Done: cancelled."], finalState: state });
+  assert.equal(blind.success, false, "cancelling every order without a lookup");
+  assert.ok(mixed.mustSay.includes("cannot"));
+  // The plain world's multi-cancellations stay all pending, with nothing to say.
+  const plain = await Promise.all(seeds.map((seed) => nativeModuleRunner(MINI_CAPABILITY_MODULES[2]!).generate(seed, 2)));
+  for (const instance of plain.filter((candidate) => candidate.facts.family === "multi_cancel")) {
+    assert.equal(instance.facts.statuses, undefined);
+    assert.deepEqual(instance.mustSay, []);
+  }
+  assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_MULTI_STEP_COMPLETION_CHECKED), false, "not one of the configurations' worlds");
 });

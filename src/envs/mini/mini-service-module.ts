@@ -59,6 +59,12 @@ export interface MiniModuleOptions {
    * the target world: pending in half the draws, processed or delivered alike in the other half (the same draws).
    */
   statusShares?: MiniStatusShares;
+  /**
+   * `multi_cancel`: each requested order is pending in half the draws, as a composite request's cancellation is, so the
+   * request needs the check on every order (refuse the ones not pending, cancel the rest). Default false: every
+   * requested order is pending, and cancelling them all without a lookup is rewarded in full.
+   */
+  multiCancelChecks?: boolean;
 }
 
 /** The shares of a precondition request's order statuses (`MiniModuleOptions.statusShares`). */
@@ -264,9 +270,19 @@ function generateWith(options: MiniModuleOptions, seed: number, sdk: ModuleSdk, 
     facts.payment_method_id = named.payment_method_id;
     facts.first_payment_method_id = methodIds[0] ?? "";
   } else if (family === "multi_cancel") {
+    const say = new Set<string>();
+    const statuses: string[] = [];
     for (const id of requested) {
+      const status = options.multiCancelChecks === true ? drawStatus(random, undefined) : "pending";
+      (orders[id] as Row).status = status;
+      statuses.push(status);
       solution.push({ name: "get_order_details", arguments: { order_id: id } });
-      solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
+      if (status === "pending") solution.push({ name: "cancel_pending_order", arguments: { order_id: id, reason } });
+      say.add(status === "pending" ? "cancelled" : "cannot");
+    }
+    if (options.multiCancelChecks === true) {
+      mustSay = [...say];
+      facts.statuses = statuses;
     }
     slots.reason = templates.reasonMany[reason] ?? reason;
   } else {
