@@ -43,7 +43,7 @@ async function routingOptions(context: PipelineContext): Promise<RoutingOption[]
   if (config.routing.multiPartSimilarity !== undefined && adapters.length >= 2) {
     // The next default label after the others' ("E" after A–D), or "M" when the configured labels already use it.
     const next = defaultLabels(adapters.length + 2).at(-1)!;
-    options.push({ label: labels.includes(next) ? "M" : next, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: "A request that asks for several things at once: the capability adapters merged (TIES).", example: "" });
+    options.push({ label: labels.includes(next) ? "M" : next, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: `A request that asks for several things at once: the capability adapters merged (${config.routing.mergeMethod === "linear" ? "linear" : "TIES"}).`, example: "" });
   }
   return options;
 }
