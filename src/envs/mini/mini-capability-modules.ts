@@ -27,6 +27,20 @@ export const MINI_PRECONDITION_VERIFICATION_HARD_STATUSES: CapabilityModule = cr
   statusShares: { pending: 0.25, processed: 0.25, delivered: 0.5 },
 });
 
+/**
+ * The precondition practice world with credit for the state alone (twenty-first session, a CPU look; not in the
+ * configurations): half the reward for leaving the order as the policy asks, the other half for then saying so
+ * (`reward: "state-then-words"`). The base looks a delivered order up, leaves it and says "is cancelled" in about a third
+ * of its episodes on one; the plain world scores those 0, as it scores cancelling the order. Chosen in a run's
+ * `environments.map` in place of `mini_precondition_verification`.
+ */
+export const MINI_PRECONDITION_VERIFICATION_STATE_CREDIT: CapabilityModule = createMiniModule({
+  ...PRECONDITION_OPTIONS,
+  capability: "mini_precondition_verification_state_credit",
+  description: `${PRECONDITION_OPTIONS.description.slice(0, -1)}, with credit for the right state before the right words.`,
+  reward: "state-then-words",
+});
+
 /** Pay one order with the named method among look-alike payment method ids. */
 const TOOL_CALLING_OPTIONS: MiniModuleOptions = {
   capability: "mini_tool_calling_precision",
@@ -111,7 +125,7 @@ export const MINI_CAPABILITY_MODULES: readonly CapabilityModule[] = [MINI_PRECON
 
 /**
  * Every practice module: the three of `MINI_CAPABILITY_MODULES` and the variants a run may choose in
- * `environments.map` (per-part reward, multi-part requests only, checked multi-cancellations, named later, hard statuses).
+ * `environments.map` (per-part reward, multi-part requests only, checked multi-cancellations, named later, hard statuses, state credit).
  */
 export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   ...MINI_CAPABILITY_MODULES,
@@ -120,6 +134,7 @@ export const MINI_PRACTICE_MODULES: readonly CapabilityModule[] = [
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
   MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
   MINI_MULTI_STEP_COMPLETION_CHECKED,
+  MINI_PRECONDITION_VERIFICATION_STATE_CREDIT,
 ];
 
 /**

@@ -10,6 +10,7 @@ import {
   MINI_MULTI_STEP_COMPLETION_COMPOSITE,
   MINI_PRACTICE_MODULES,
   MINI_PRECONDITION_VERIFICATION_HARD_STATUSES,
+  MINI_PRECONDITION_VERIFICATION_STATE_CREDIT,
   MINI_TARGET_MODULE,
   MINI_TOOL_CALLING_PRECISION_NAMED_LATER,
 } from "./mini-capability-modules.js";
@@ -234,4 +235,14 @@ test("the checked multi-step world: a multi-cancellation's orders are pending in
     assert.deepEqual(instance.mustSay, []);
   }
   assert.equal(MINI_CAPABILITY_MODULES.includes(MINI_MULTI_STEP_COMPLETION_CHECKED), false, "not one of the configurations' worlds");
+});
+
+test("the precondition world with state credit: half for leaving a non-pending order alone, all for then saying it cannot; nothing for cancelling it", async () => {
+  const runner = nativeModuleRunner(MINI_PRECONDITION_VERIFICATION_STATE_CREDIT);
+  const instance = (await Promise.all(seeds.map((seed) => runner.generate(seed, 2)))).find((candidate) => candidate.facts.status === "delivered")!;
+  const left = (replies: string[]) => runner.verify({ instance, calls: [], replies, finalState: instance.state });
+  assert.deepEqual([(await left(["Order is cancelled."])).reward, (await left(["It cannot be cancelled."])).reward], [0.5, 1]);
+  assert.equal((await left(["Order is cancelled."])).success, false);
+  const cancelled = (await runner.runTool(instance.state, "cancel_pending_order", { order_id: (instance.facts.order_ids as string[])[0]!, reason: instance.facts.reason as string })).state;
+  assert.equal((await runner.verify({ instance, calls: [], replies: ["It cannot be cancelled."], finalState: cancelled })).reward, 0);
 });

@@ -45,9 +45,11 @@ export interface MiniModuleOptions {
    * the share of requested orders left as the request asks (0 when anything else changed), times COMMUNICATE, so an
    * episode that stops after the first change earns part of the reward. `"parts-and-words"` is `"parts"` times the
    * share of the required words said (COMMUNICATE's items), instead of all of them or nothing, so an episode that
-   * handles the first part and says so earns part of the reward too. Success stays DB × COMMUNICATE.
+   * handles the first part and says so earns part of the reward too. `"state-then-words"` is (DB + DB × COMMUNICATE) / 2
+   * for any request: half for leaving the state as the policy asks, the other half for then saying the right thing,
+   * so an episode that leaves a delivered order alone but says it is cancelled earns half. Success stays DB × COMMUNICATE.
    */
-  reward?: "task" | "parts" | "parts-and-words";
+  reward?: "task" | "parts" | "parts-and-words" | "state-then-words";
   /**
    * `payment`: the named method is never the first one listed (default false: any of them). The base agent's designed
    * payment deficit pays with the first-listed method, so a seed naming that one is solved by the habit itself: its
@@ -417,6 +419,7 @@ export function createMiniModule(options: MiniModuleOptions): CapabilityModule {
       const DB = sdk.hash(finalState) === sdk.hash(expected) ? 1 : 0;
       const COMMUNICATE = instance.mustSay.every((item) => said.includes(item.toLowerCase())) ? 1 : 0;
       const requested = (instance.facts.order_ids as string[] | undefined) ?? [];
+      if (settings.reward === "state-then-words") return { reward: (DB + DB * COMMUNICATE) / 2, success: DB * COMMUNICATE === 1, breakdown: { DB, COMMUNICATE } };
       if (settings.reward === undefined || settings.reward === "task" || requested.length < 2) {
         const reward = DB * COMMUNICATE;
         return { reward, success: reward === 1, breakdown: { DB, COMMUNICATE } };
