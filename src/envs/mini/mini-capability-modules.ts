@@ -107,7 +107,7 @@ export const MINI_MULTI_STEP_COMPLETION_COMPOSITE: CapabilityModule = createMini
 });
 
 /**
- * The multi-step practice world whose multi-cancellations need the status check on every order (twenty-third session):
+ * The multi-step practice world whose multi-cancellations need the status check on every order (twenty-first session):
  * each requested order is pending in half the draws, as in the target's multi-part requests, where the plain world's
  * are all pending and reward cancelling them without a lookup, the habit that cancels the target's non-pending orders
  * in multi-part tasks. Chosen in a run's `environments.map` in place of `mini_multi_step_completion`; not one of the
