@@ -18,7 +18,7 @@ import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
 import { loadTargetDomains } from "./target-tasks.js";
-import { describeMerge, mergeAdaptersInto, routingMergeSettings } from "./serve-adapter.js";
+import { describeMerge, mergeAdaptersInto, mergeMethodLabel, routingMergeSettings } from "./serve-adapter.js";
 
 /** The served name of the merged adapters (multi-part requests); the worker merges them under `${MERGED_MODEL}-source`. */
 const MERGED_MODEL = "trace-merged";
@@ -43,7 +43,7 @@ async function routingOptions(context: PipelineContext): Promise<RoutingOption[]
   if (config.routing.multiPartSimilarity !== undefined && adapters.length >= 2) {
     // The next default label after the others' ("E" after A–D), or "M" when the configured labels already use it.
     const next = defaultLabels(adapters.length + 2).at(-1)!;
-    options.push({ label: labels.includes(next) ? "M" : next, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: `A request that asks for several things at once: the capability adapters merged (${config.routing.mergeMethod === "linear" ? "linear" : "TIES"}).`, example: "" });
+    options.push({ label: labels.includes(next) ? "M" : next, capability: MERGED_ADAPTERS_ROUTE, model: MERGED_MODEL, description: `A request that asks for several things at once: the capability adapters merged (${mergeMethodLabel(routingMergeSettings(config))}).`, example: "" });
   }
   return options;
 }
@@ -59,7 +59,7 @@ export async function routedAdapters(context: PipelineContext, options: readonly
   const adapterPath = context.run.mergedAdapterDirectory;
   const settings = routingMergeSettings(context.config);
   const report = await mergeAdaptersInto(context, `${merged.model}-source`, trained, adapterPath, settings);
-  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${describeMerge(settings, trained.length)}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
+  if (report !== null) context.log(`  merged ${trained.length} adapters for multi-part requests into ${adapterPath} (${describeMerge(settings, trained.length)}; ${mergeMethodLabel(settings)}; largest relative SVD error ${report.maxRelativeError.toFixed(3)})`);
   return [...trained, { model: merged.model, adapterPath }];
 }
 

@@ -45,13 +45,17 @@ export function routingMergeSettings(config: ResolvedPipelineConfig): MergeSetti
   return { method: routing.mergeMethod, weight: routing.mergeWeight, density: routing.mergeDensity, rank: routing.mergeRank };
 }
 
+/** A merge's method as logs and notes name it: "linear" or "TIES". */
+export function mergeMethodLabel(settings: MergeSettings): string {
+  return settings.method === "linear" ? "linear" : "TIES";
+}
+
 /**
  * How a merge of `count` adapters weighs each one, for logs and notes: "each weighted 1" or, unset, "each weighted
- * 1/n"; then its method when linear, its TIES density and its rank when set.
+ * 1/n"; then its TIES density and its rank when set (the method: `mergeMethodLabel`).
  */
 export function describeMerge(settings: MergeSettings, count: number): string {
   const parts = [`each weighted ${settings.weight ?? `1/${count}`}`];
-  if (settings.method === "linear") parts.push("linear");
   if (settings.density !== undefined) parts.push(`density ${settings.density}`);
   if (settings.rank !== undefined) parts.push(`rank ${settings.rank}`);
   return parts.join(", ");

@@ -10,7 +10,7 @@ import { capabilityGrpoTarget, capabilityLearningRate } from "../../pipeline/cap
 import { capabilityIterations } from "../../pipeline/capability-iterations.js";
 import type { CompareSetup, MethodOutcome, Snapshot } from "../compare-setup.js";
 import { checkpointAt, trainWithinBudget, type AdapterCheckpoint } from "../grpo-snapshots.js";
-import { describeMerge, mergeAdaptersInto, routingMergeSettings } from "../../pipeline/serve-adapter.js";
+import { describeMerge, mergeAdaptersInto, mergeMethodLabel, routingMergeSettings } from "../../pipeline/serve-adapter.js";
 import { MERGED_ADAPTERS_ROUTE } from "../../routing/routing-option.js";
 
 /** Trains (or resumes, or reuses) every capability adapter of the seed; returns each one's worker name and checkpoints. */
@@ -72,6 +72,6 @@ export async function runTraceMethod(setup: CompareSetup): Promise<MethodOutcome
     snapshots.push({ episodes, policy: { kind: "routed", adapters: chosen } });
   }
   const settings = routingMergeSettings(setup.context.config);
-  const merged = mergedRoute ? `; multi-part requests to each snapshot's adapters merged (${settings.method === "linear" ? "linear" : "TIES"}, ${describeMerge(settings, adapters.length)})` : "";
+  const merged = mergedRoute ? `; multi-part requests to each snapshot's adapters merged (${mergeMethodLabel(settings)}, ${describeMerge(settings, adapters.length)})` : "";
   return { snapshots, budget: budget.summary(), notes: [`${adapters.length} capability adapters: ${adapters.map((adapter) => adapter.name).join(", ")}${merged}`] };
 }
