@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lays the per-seed result files of a `scripts/mini-v2-base.sh` archive out as run directories that `trace pool` reads:
 #   bash scripts/mini-v2-results.sh mini-v2-results.tar.gz docs/results/mini-v2 t26a t26b
-# writes DEST/NAME/compare/seed-S/METHOD/result.json for every NAME given (every run in the archive when none is).
+# writes DEST/NAME/compare/seed-S/METHOD/result.json (and DEST/NAME/config.json, the run's configuration) for every NAME
+# given (every run in the archive when none is).
 set -euo pipefail
 archive="${1:?usage: mini-v2-results.sh ARCHIVE DEST [NAME ...]}"
 dest="${2:?usage: mini-v2-results.sh ARCHIVE DEST [NAME ...]}"
@@ -24,5 +25,7 @@ for name in "${names[@]}"; do
     cp "$file" "$dest/$name/compare/$seed/$method/result.json"
     count=$((count + 1))
   done
+  # The run's configuration names its evaluation split: `trace pool` groups runs by it.
+  if [ -f "$work/$name-config.json" ]; then cp "$work/$name-config.json" "$dest/$name/config.json"; fi
 done
 echo "mini-v2-results: $count result files under $dest (${names[*]})"

@@ -61,8 +61,8 @@ export function registerCompareCommand(program: Command): void {
 
 /** Pools the comparisons of `runDirectories` into one report in `outDirectory`. */
 export async function runPoolCommand(runDirectories: readonly string[], options: { out: string }, write: (line: string) => void): Promise<string[]> {
-  const { files, replicates } = await poolComparisons(runDirectories, options.out);
-  write(`trace pool: ${runDirectories.length} runs, ${replicates.length} replicates (${replicates.map((replicate) => `${replicate.replicate} = ${replicate.runDirectory} seed ${replicate.seed}`).join("; ")})`);
+  const { files, replicates, splits } = await poolComparisons(runDirectories, options.out);
+  write(`trace pool: ${runDirectories.length} runs, ${replicates.length} replicates (${replicates.map((replicate) => `${replicate.replicate} = ${replicate.runDirectory} seed ${replicate.seed}`).join("; ")}), ${splits.length} evaluation split${splits.length === 1 ? "" : "s"}`);
   for (const file of files) write(`wrote ${file}`);
   return files;
 }

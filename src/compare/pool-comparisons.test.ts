@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { runPoolCommand } from "../cli/compare-command.js";
-import { poolComparisons, PoolComparisonsError } from "./pool-comparisons.js";
+import { evaluationSplitOf, poolComparisons, PoolComparisonsError } from "./pool-comparisons.js";
 import { DomainMismatchError } from "./report/domain-mismatch-error.js";
 import { result } from "./report/comparison-test-support.js";
 
@@ -20,6 +20,13 @@ function runWith(results: ReturnType<typeof result>[]): string {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify({ ...entry, snapshots: [], notes: [] }));
   }
+  return directory;
+}
+
+/** `runWith`, with a config.json whose target names TRACE-mini's held-out seeds from `start` (as `trace run` writes it). */
+function runOnSplit(start: number, results: ReturnType<typeof result>[]): string {
+  const directory = runWith(results);
+  writeFileSync(path.join(directory, "config.json"), JSON.stringify({ name: "x", target: { kind: "mini", trainingSeeds: 120, evaluationSeedStart: start, evaluationSeedCount: 100, seed: 0 } }));
   return directory;
 }
 
@@ -68,12 +75,55 @@ describe("poolComparisons", () => {
     assert.ok(pairedGrpo, "the paired table's GRPO row");
   });
 
+  test("runs on the same evaluation split form one split, and the report gives TRACE's lead over split means", async () => {
+    // Split 1000: two runs, TRACE − base +20, +10 (run a) and +30 (run b): mean +20. Split 2000: +0 and +10: mean +5.
+    // Over runs: +20, +10, +30, +0, +10 → +14.0 ± 11.4; over splits: +20, +5 → +12.5 ± 10.6, t(0.975, 1) = 12.706.
+    const a = runOnSplit(1000, [result({ ...BASE, seed: 0 }, 5, 5, 0), result({ ...TRACE, seed: 0 }, 7, 7, 100), result({ ...BASE, seed: 1 }, 4, 4, 0), result({ ...TRACE, seed: 1 }, 5, 5, 100)]);
+    const b = runOnSplit(1000, [result({ ...BASE, seed: 2 }, 4, 4, 0), result({ ...TRACE, seed: 2 }, 7, 7, 100)]);
+    const c = runOnSplit(2000, [result({ ...BASE, seed: 3 }, 6, 6, 0), result({ ...TRACE, seed: 3 }, 6, 6, 100), result({ ...BASE, seed: 4 }, 5, 5, 0), result({ ...TRACE, seed: 4 }, 6, 6, 100)]);
+    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const { splits } = await poolComparisons([a, c, b], out);
+    assert.deepEqual(splits, [
+      { name: "mini 1000–1099", replicates: [0, 1, 4] },
+      { name: "mini 2000–2099", replicates: [2, 3] },
+    ]);
+    const markdown = readFileSync(path.join(out, "comparison.md"), "utf8");
+    assert.match(markdown, /## TRACE against each method, over evaluation splits/);
+    const row = markdown.split("\n").find((line) => line.startsWith("| Base agent") && line.includes("mini 1000–1099: +20.0"));
+    assert.ok(row, "the split table's base row");
+    assert.match(row, /\+14\.0 ± 11\.4 \(-0\.2 to \+28\.2\)/);
+    assert.match(row, /\+12\.5 ± 10\.6 \(-82\.8 to \+107\.8\)/);
+    assert.match(row, /mini 2000–2099: \+5\.0/);
+    assert.match(row, /2 \/ 0 of 2/);
+  });
+
+  test("a run without a config is a split of its own, and one split alone adds no split table", async () => {
+    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const { splits } = await poolComparisons([runA, runB], out);
+    assert.deepEqual(splits, [
+      { name: runA, replicates: [0, 1] },
+      { name: runB, replicates: [2] },
+    ]);
+    const same = runOnSplit(1000, [result({ ...BASE, seed: 0 }, 5, 5, 0), result({ ...TRACE, seed: 0 }, 7, 7, 100)]);
+    const again = runOnSplit(1000, [result({ ...BASE, seed: 1 }, 5, 5, 0), result({ ...TRACE, seed: 1 }, 6, 6, 100)]);
+    await poolComparisons([same, again], out);
+    assert.doesNotMatch(readFileSync(path.join(out, "comparison.md"), "utf8"), /over evaluation splits/);
+  });
+
+  test("a target other than TRACE-mini's is its split as a whole; an unreadable config names none", () => {
+    const directory = mkdtempSync(path.join(tmpdir(), "trace-pool-config-"));
+    writeFileSync(path.join(directory, "config.json"), JSON.stringify({ target: { kind: "tau2", domains: ["retail"] } }));
+    assert.deepEqual(evaluationSplitOf(directory), { key: JSON.stringify({ kind: "tau2", domains: ["retail"] }), name: `the target of ${directory}` });
+    writeFileSync(path.join(directory, "config.json"), "{ not json");
+    assert.equal(evaluationSplitOf(directory), undefined);
+  });
+
   test("the CLI's pool command writes the report and says what each replicate is", async () => {
     const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
     const lines: string[] = [];
     const files = await runPoolCommand([runA, runB], { out }, (line) => lines.push(line));
     assert.ok(files.includes(path.join(out, "comparison.md")));
-    assert.match(lines[0]!, /2 runs, 3 replicates/);
+    assert.match(lines[0]!, /2 runs, 3 replicates .*, 2 evaluation splits$/);
   });
 
   test("a run without comparison results, or one given twice, is refused naming it", async () => {

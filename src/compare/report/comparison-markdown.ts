@@ -1,7 +1,7 @@
 /** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds. */
 import { markdownTable } from "markdown-table";
-import type { ComparisonReportOptions, MethodSeedResult } from "./comparison-types.js";
-import type { Summary } from "./summary-statistics.js";
+import type { ComparisonReportOptions, EvaluationSplit, MethodSeedResult } from "./comparison-types.js";
+import { meanInterval, summarize, type Summary } from "./summary-statistics.js";
 import { pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
@@ -87,6 +87,54 @@ function pairedTable(results: readonly MethodSeedResult[]): string[] {
   ];
 }
 
+/** `mean ± sd (95% interval low to high)` of differences in points; the interval left out below two values. */
+function formatLead(summary: Summary): string {
+  const interval = meanInterval(summary);
+  const spread = `${formatPoints(summary.mean)} ± ${(summary.standardDeviation * 100).toFixed(1)}`;
+  return interval === null ? spread : `${spread} (${formatPoints(interval.low)} to ${formatPoints(interval.high)})`;
+}
+
+/**
+ * "TRACE against each method, over evaluation splits" (pooled reports with two or more splits): the paired lead over
+ * every replicate and over the splits' means, each with its 95% t interval, each split's mean, and on how many splits
+ * TRACE is ahead. Splits vary in their tasks, so the interval over splits is the one a claim about new tasks needs.
+ */
+function splitTable(results: readonly MethodSeedResult[], splits: readonly EvaluationSplit[] | undefined): string[] {
+  if (splits === undefined || splits.length < 2) return [];
+  const paired = pairedDifferences(results, TRACE_METHOD);
+  const trace = results.find((result) => result.method === TRACE_METHOD);
+  if (paired.length === 0 || trace === undefined) return [];
+  const rows = paired.flatMap((method) => {
+    const bySeed = new Map(method.seeds.map((seed, index) => [seed, method.differences[index]!]));
+    const means = splits.flatMap((split) => {
+      const differences = split.replicates.flatMap((replicate) => (bySeed.has(replicate) ? [bySeed.get(replicate)!] : []));
+      return differences.length === 0 ? [] : [{ name: split.name, mean: summarize(differences).mean }];
+    });
+    if (means.length === 0) return [];
+    const overSplits = summarize(means.map((split) => split.mean));
+    return [
+      [
+        escapeCell(method.label),
+        formatLead(method.summary),
+        formatLead(overSplits),
+        means.map((split) => `${escapeCell(split.name)}: ${formatPoints(split.mean)}`).join(", "),
+        `${means.filter((split) => split.mean > 0).length} / ${means.filter((split) => split.mean < 0).length} of ${means.length}`,
+      ],
+    ];
+  });
+  const header = ["method", `${escapeCell(trace.label)} − method over runs (points, 95% interval)`, "over split means (points, 95% interval)", "per split", "splits ahead / behind"];
+  return [
+    "## TRACE against each method, over evaluation splits",
+    "",
+    `Splits: ${splits.map((split) => `${escapeCell(split.name)} (seeds ${split.replicates.join(", ")})`).join("; ")}.`,
+    "",
+    markdownTable([header, ...rows], { align: ["l", "r", "r", "l", "r"] }),
+    "",
+    "Over runs, every (split, training seed) pair counts as one draw; over split means, each split counts once, so the interval also covers how much the tasks of a split move the lead. Intervals are Student-t, two-sided 95%.",
+    "",
+  ];
+}
+
 /** Results that spent more than their own limit (which is at most the report's `budget`). */
 function overBudget(results: readonly MethodSeedResult[]): string[] {
   return results.filter((result) => result.budget.spent > result.budget.limit).map((result) => `${result.method} seed ${result.seed} spent ${result.budget.spent} of ${result.budget.limit}`);
@@ -134,6 +182,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
     ...pairedTable(results),
+    ...splitTable(results, options.splits),
     ...kindTables(results, domains),
   ];
   const noted = results.filter((result) => (result.notes ?? []).length > 0);

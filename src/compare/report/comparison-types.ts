@@ -61,4 +61,15 @@ export interface ComparisonReportOptions {
    * ("runs/a seed 0"); the report lists them under the budget line.
    */
   replicates?: readonly string[];
+  /**
+   * When the pooled runs were evaluated on several task splits: each split's name and the replicates (seed numbers of
+   * the report) evaluated on it. With two or more, the report adds TRACE's paired lead over splits as well as over runs.
+   */
+  splits?: readonly EvaluationSplit[];
+}
+
+/** One evaluation split of a pooled report: its name and the replicates evaluated on it. */
+export interface EvaluationSplit {
+  name: string;
+  replicates: readonly number[];
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { summarize } from "./summary-statistics.js";
+import { meanInterval, summarize } from "./summary-statistics.js";
 
 describe("summarize", () => {
   test("uses the sample standard deviation", () => {
@@ -13,5 +13,16 @@ describe("summarize", () => {
   test("gives 0 spread for one value and refuses none", () => {
     assert.deepEqual(summarize([0.4]), { count: 1, mean: 0.4, standardDeviation: 0, minimum: 0.4, maximum: 0.4 });
     assert.throws(() => summarize([]), RangeError);
+  });
+
+  test("gives the Student-t interval of the mean, and none for one value", () => {
+    // n = 5, mean 3, sd sqrt(2.5); t(0.975, 4) = 2.7764451...; half width 2.7764451 × sqrt(2.5) / sqrt(5) = 1.9632...
+    const interval = meanInterval(summarize([1, 2, 3, 4, 5]));
+    assert.ok(interval !== null);
+    assert.ok(Math.abs(interval.low - (3 - 1.963243)) < 1e-5 && Math.abs(interval.high - (3 + 1.963243)) < 1e-5);
+    // A 90% interval is narrower: t(0.95, 4) = 2.1318468.
+    const narrower = meanInterval(summarize([1, 2, 3, 4, 5]), 0.9)!;
+    assert.ok(Math.abs(narrower.high - (3 + 2.1318468 * Math.sqrt(0.5))) < 1e-5);
+    assert.equal(meanInterval(summarize([0.4])), null);
   });
 });

@@ -1,4 +1,5 @@
-/** Mean, sample standard deviation and range of a list of numbers. */
+/** Mean, sample standard deviation and range of a list of numbers, and the t interval of a mean. */
+import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 
 /** Summary of values over seeds; `standardDeviation` is the sample one (n − 1), 0 for a single value. */
 export interface Summary {
@@ -22,4 +23,20 @@ export function summarize(values: readonly number[]): Summary {
     minimum: Math.min(...values),
     maximum: Math.max(...values),
   };
+}
+
+/** A two-sided confidence interval for a mean. */
+export interface MeanInterval {
+  low: number;
+  high: number;
+}
+
+/**
+ * The Student-t interval for the mean of a summary's values (two-sided, `level` 0.95 by default); null for fewer than
+ * two values, where no spread is measured. The t quantile comes from stdlib's distribution functions.
+ */
+export function meanInterval(summary: Summary, level = 0.95): MeanInterval | null {
+  if (summary.count < 2) return null;
+  const half = tQuantile(1 - (1 - level) / 2, summary.count - 1) * (summary.standardDeviation / Math.sqrt(summary.count));
+  return { low: summary.mean - half, high: summary.mean + half };
 }
