@@ -29,15 +29,15 @@ describe("renderComparisonMarkdown", () => {
 
   test("TRACE against each method, paired by seed: per-seed differences, their mean ± sd, seeds ahead", () => {
     assert.deepEqual(tableUnder(markdown, "## TRACE against each method, paired by seed"), [
-      ["method", "TRACE, routed adapters − method (points)", "per seed", "ahead / behind / tied"],
-      // 0.65 − 0.35, 0.75 − 0.50, 0.75 − 0.65: +30, +25, +10 → 21.7 ± 10.4.
-      ["Base agent", "+21.7 ± 10.4", "1: +30.0, 2: +25.0, 3: +10.0", "3 / 0 / 0 of 3"],
+      ["method", "TRACE, routed adapters − method (points, 95% interval)", "per seed", "ahead / behind / tied"],
+      // 0.65 − 0.35, 0.75 − 0.50, 0.75 − 0.65: +30, +25, +10 → 21.7 ± 10.4; t(0.975, 2) = 4.3027, so ± 25.8.
+      ["Base agent", "+21.7 ± 10.4 (-4.2 to +47.5)", "1: +30.0, 2: +25.0, 3: +10.0", "3 / 0 / 0 of 3"],
     ]);
     // A method on seeds 2 and 4 pairs on seed 2 only (0.75 − 0.80 and a tie are behind and tied); seed 9 alone pairs with nothing.
     const other = { method: "grpo-target", label: "GRPO on the target", group: "baseline" } as const;
     const lonely = { method: "gepa", label: "GEPA", group: "baseline" } as const;
     const more = renderComparisonMarkdown([...HAND_MADE, result({ ...other, seed: 2 }, 9, 7, 900), result({ ...other, seed: 3 }, 9, 6, 900), result({ ...other, seed: 4 }, 1, 1, 900), result({ ...lonely, seed: 9 }, 1, 1, 900)], OPTIONS);
-    assert.deepEqual(tableUnder(more, "## TRACE against each method, paired by seed").slice(2), [["GRPO on the target", "-2.5 ± 3.5", "2: -5.0, 3: +0.0", "0 / 1 / 1 of 2"]]);
+    assert.deepEqual(tableUnder(more, "## TRACE against each method, paired by seed").slice(2), [["GRPO on the target", "-2.5 ± 3.5 (-34.3 to +29.3)", "2: -5.0, 3: +0.0", "0 / 1 / 1 of 2"]]);
     // Without TRACE there is no paired table.
     assert.doesNotMatch(renderComparisonMarkdown(HAND_MADE.filter((entry) => entry.method === "base"), OPTIONS), /paired by seed/);
   });

@@ -64,16 +64,17 @@ function kindTables(results: readonly MethodSeedResult[], domains: readonly stri
 
 /**
  * "TRACE against each method, paired by seed": per method, TRACE's overall pass rate minus the method's on each seed
- * both ran (mean ± sd of the differences, each seed's, and on how many seeds TRACE is ahead). Empty without TRACE.
+ * both ran (mean ± sd of the differences with their 95% t interval, each seed's, and on how many seeds TRACE is
+ * ahead). Empty without TRACE.
  */
 function pairedTable(results: readonly MethodSeedResult[]): string[] {
   const paired = pairedDifferences(results, TRACE_METHOD);
   const trace = results.find((result) => result.method === TRACE_METHOD);
   if (paired.length === 0 || trace === undefined) return [];
-  const header = ["method", `${escapeCell(trace.label)} − method (points)`, "per seed", "ahead / behind / tied"];
+  const header = ["method", `${escapeCell(trace.label)} − method (points, 95% interval)`, "per seed", "ahead / behind / tied"];
   const rows = paired.map((method) => [
     escapeCell(method.label),
-    `${formatPoints(method.summary.mean)} ± ${(method.summary.standardDeviation * 100).toFixed(1)}`,
+    formatLead(method.summary),
     method.seeds.map((seed, index) => `${seed}: ${formatPoints(method.differences[index]!)}`).join(", "),
     `${method.ahead} / ${method.behind} / ${method.seeds.length - method.ahead - method.behind} of ${method.seeds.length}`,
   ]);
@@ -82,7 +83,7 @@ function pairedTable(results: readonly MethodSeedResult[]): string[] {
     "",
     markdownTable([header, ...rows], { align: ["l", "r", "l", "r"] }),
     "",
-    "Each seed's difference of overall pass rates (a method trained on seed s against TRACE trained on seed s), mean ± sample sd over the seeds both ran.",
+    "Each seed's difference of overall pass rates (a method trained on seed s against TRACE trained on seed s), mean ± sample sd over the seeds both ran, with the two-sided 95% Student-t interval of the mean (from two seeds on).",
     "",
   ];
 }
