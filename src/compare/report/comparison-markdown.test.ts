@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { formatPoints, renderComparisonMarkdown } from "./comparison-markdown.js";
 import { HAND_MADE, OPTIONS, result } from "./comparison-test-support.js";
+import { pairedDifferences } from "./summarize-methods.js";
 
 /** Rows of the Markdown table under `heading`, as trimmed cells (header first, delimiter row dropped). */
 function tableUnder(markdown: string, heading: string): string[][] {
@@ -40,6 +41,15 @@ describe("renderComparisonMarkdown", () => {
     assert.deepEqual(tableUnder(more, "## TRACE against each method, paired by seed").slice(2), [["GRPO on the target", "-2.5 ± 3.5 (-34.3 to +29.3)", "2: -5.0, 3: +0.0", "0 / 1 / 1 of 2"]]);
     // Without TRACE there is no paired table.
     assert.doesNotMatch(renderComparisonMarkdown(HAND_MADE.filter((entry) => entry.method === "base"), OPTIONS), /paired by seed/);
+  });
+
+  test("each paired difference carries the t interval of its mean (what the dashboard shows); none from one seed", () => {
+    const [base] = pairedDifferences(HAND_MADE, "trace");
+    assert.ok(base?.interval);
+    // +21.7 ± 10.4 over 3 seeds: t(0.975, 2) × 10.408 / √3 = 25.856.
+    assert.ok(Math.abs(base.interval.low - (0.21667 - 0.25856)) < 1e-4 && Math.abs(base.interval.high - (0.21667 + 0.25856)) < 1e-4);
+    const [single] = pairedDifferences(HAND_MADE.filter((entry) => entry.seed === 1), "trace");
+    assert.equal(single?.interval, null);
   });
 
   test("Table 3 keeps only consolidation and trace methods", () => {

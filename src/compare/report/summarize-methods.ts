@@ -1,7 +1,7 @@
 /** Per-method pass rates over seeds, per domain and overall: the numbers of the comparison tables. */
 import type { MethodGroup, MethodSeedResult } from "./comparison-types.js";
 import { groupByMethod } from "./group-by-method.js";
-import { summarize, type Summary } from "./summary-statistics.js";
+import { meanInterval, summarize, type MeanInterval, type Summary } from "./summary-statistics.js";
 import { validateResults } from "./validate-results.js";
 
 /** One method's pass rates (in [0, 1]) and budget use summarized over its seeds. */
@@ -109,6 +109,8 @@ export interface PairedDifference {
   differences: number[];
   /** Summary of `differences`. */
   summary: Summary;
+  /** The 95% Student-t interval of their mean; null from a single seed. */
+  interval: MeanInterval | null;
   /** Seeds where the reference scored higher, and lower. */
   ahead: number;
   behind: number;
@@ -129,13 +131,15 @@ export function pairedDifferences(results: readonly MethodSeedResult[], referenc
     const paired = seeds.filter((result) => referenceBySeed.has(result.seed)).sort((left, right) => left.seed - right.seed);
     if (paired.length === 0) return [];
     const differences = paired.map((result) => referenceBySeed.get(result.seed)! - overall(result));
+    const summary = summarize(differences);
     return [
       {
         method: first.method,
         label: first.label,
         seeds: paired.map((result) => result.seed),
         differences,
-        summary: summarize(differences),
+        summary,
+        interval: meanInterval(summary),
         ahead: differences.filter((difference) => difference > 0).length,
         behind: differences.filter((difference) => difference < 0).length,
       },

@@ -304,11 +304,11 @@ function renderComparison(data: Json): string {
   const points = (value: number) => `${value >= 0 ? "+" : "−"}${Math.abs(value * 100).toFixed(1)}`;
   const pairedRows = (data.paired as Json[]).map((method) => [
     escape(method.label),
-    numberCell(`${points(method.summary.mean)} ± ${(method.summary.standardDeviation * 100).toFixed(1)}`),
+    numberCell(`${points(method.summary.mean)} ± ${(method.summary.standardDeviation * 100).toFixed(1)}${method.interval === null || method.interval === undefined ? "" : ` (${points(method.interval.low)} to ${points(method.interval.high)})`}`),
     escape((method.seeds as number[]).map((seed, index) => `${seed}: ${points((method.differences as number[])[index]!)}`).join(", ")),
     numberCell(`${method.ahead} / ${method.behind} of ${(method.seeds as number[]).length}`),
   ]);
-  const paired = pairedRows.length === 0 ? "" : `<h3>TRACE against each method, paired by seed</h3>${table(["method", "TRACE − method (points)", "per seed", "TRACE ahead / behind"], pairedRows, 'data-testid="paired-table"')}`;
+  const paired = pairedRows.length === 0 ? "" : `<h3>TRACE against each method, paired by seed</h3>${table(["method", "TRACE − method (points, 95% interval)", "per seed", "TRACE ahead / behind"], pairedRows, 'data-testid="paired-table"')}`;
   return `${notices(data)}${(data.methods as Json[]).length === 0 ? "" : table(["method", "id", "seeds", "pass rate: mean ± sd [min, max]", ...(data.domains as string[]), "budget spent", "notes"], rows, 'data-testid="methods-table"')}${paired}${kinds}
     <div class="charts">${chart(data.curves, 'data-chart="curves"')}</div>`;
 }
