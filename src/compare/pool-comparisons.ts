@@ -71,11 +71,12 @@ export function evaluationSplitOf(runDirectory: string): { key: string; name: st
 }
 
 /** Groups the replicates by their run's evaluation split (a run without a readable config is a split of its own), in first-seen order. */
-export function splitsOf(replicates: readonly PooledReplicate[], splitOf: (runDirectory: string) => { key: string; name: string } | undefined = evaluationSplitOf): EvaluationSplit[] {
+export function splitsOf(replicates: readonly PooledReplicate[]): EvaluationSplit[] {
   const splits = new Map<string, { name: string; replicates: number[] }>();
+  // One config read per run, not per replicate.
   const known = new Map<string, { key: string; name: string }>();
   for (const replicate of replicates) {
-    const split = known.get(replicate.runDirectory) ?? splitOf(replicate.runDirectory) ?? { key: `run ${replicate.runDirectory}`, name: replicate.runDirectory };
+    const split = known.get(replicate.runDirectory) ?? evaluationSplitOf(replicate.runDirectory) ?? { key: `run ${replicate.runDirectory}`, name: replicate.runDirectory };
     known.set(replicate.runDirectory, split);
     const entry = splits.get(split.key) ?? { name: split.name, replicates: [] };
     entry.replicates.push(replicate.replicate);

@@ -1,8 +1,8 @@
 /** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds. */
 import { markdownTable } from "markdown-table";
 import type { ComparisonReportOptions, EvaluationSplit, MethodSeedResult } from "./comparison-types.js";
-import { meanInterval, summarize, type Summary } from "./summary-statistics.js";
-import { pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary } from "./summarize-methods.js";
+import { meanInterval, summarize, type MeanInterval, type Summary } from "./summary-statistics.js";
+import { pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary, type PairedDifference } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
 const BASE_METHOD = "base";
@@ -67,14 +67,13 @@ function kindTables(results: readonly MethodSeedResult[], domains: readonly stri
  * both ran (mean ± sd of the differences with their 95% t interval, each seed's, and on how many seeds TRACE is
  * ahead). Empty without TRACE.
  */
-function pairedTable(results: readonly MethodSeedResult[]): string[] {
-  const paired = pairedDifferences(results, TRACE_METHOD);
+function pairedTable(results: readonly MethodSeedResult[], paired: readonly PairedDifference[]): string[] {
   const trace = results.find((result) => result.method === TRACE_METHOD);
   if (paired.length === 0 || trace === undefined) return [];
   const header = ["method", `${escapeCell(trace.label)} − method (points, 95% interval)`, "per seed", "ahead / behind / tied"];
   const rows = paired.map((method) => [
     escapeCell(method.label),
-    formatLead(method.summary),
+    formatLead(method.summary, method.interval),
     method.seeds.map((seed, index) => `${seed}: ${formatPoints(method.differences[index]!)}`).join(", "),
     `${method.ahead} / ${method.behind} / ${method.seeds.length - method.ahead - method.behind} of ${method.seeds.length}`,
   ]);
@@ -89,8 +88,7 @@ function pairedTable(results: readonly MethodSeedResult[]): string[] {
 }
 
 /** `mean ± sd (95% interval low to high)` of differences in points; the interval left out below two values. */
-function formatLead(summary: Summary): string {
-  const interval = meanInterval(summary);
+function formatLead(summary: Summary, interval: MeanInterval | null = meanInterval(summary)): string {
   const spread = `${formatPoints(summary.mean)} ± ${(summary.standardDeviation * 100).toFixed(1)}`;
   return interval === null ? spread : `${spread} (${formatPoints(interval.low)} to ${formatPoints(interval.high)})`;
 }
@@ -100,9 +98,8 @@ function formatLead(summary: Summary): string {
  * every replicate and over the splits' means, each with its 95% t interval, each split's mean, and on how many splits
  * TRACE is ahead. Splits vary in their tasks, so the interval over splits is the one a claim about new tasks needs.
  */
-function splitTable(results: readonly MethodSeedResult[], splits: readonly EvaluationSplit[] | undefined): string[] {
+function splitTable(results: readonly MethodSeedResult[], paired: readonly PairedDifference[], splits: readonly EvaluationSplit[] | undefined): string[] {
   if (splits === undefined || splits.length < 2) return [];
-  const paired = pairedDifferences(results, TRACE_METHOD);
   const trace = results.find((result) => result.method === TRACE_METHOD);
   if (paired.length === 0 || trace === undefined) return [];
   const rows = paired.flatMap((method) => {
@@ -116,7 +113,7 @@ function splitTable(results: readonly MethodSeedResult[], splits: readonly Evalu
     return [
       [
         escapeCell(method.label),
-        formatLead(method.summary),
+        formatLead(method.summary, method.interval),
         formatLead(overSplits),
         means.map((split) => `${escapeCell(split.name)}: ${formatPoints(split.mean)}`).join(", "),
         `${means.filter((split) => split.mean > 0).length} / ${means.filter((split) => split.mean < 0).length} of ${means.length}`,
@@ -156,6 +153,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
   const base = methods.find((method) => method.method === BASE_METHOD);
   const consolidation = methods.filter((method) => method.group === "consolidation" || method.group === "trace");
   const exceeded = overBudget(results);
+  const paired = pairedDifferences(results, TRACE_METHOD);
   const lines = [
     `# ${options.title}`,
     "",
@@ -182,8 +180,8 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     "",
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
-    ...pairedTable(results),
-    ...splitTable(results, options.splits),
+    ...pairedTable(results, paired),
+    ...splitTable(results, paired, options.splits),
     ...kindTables(results, domains),
   ];
   const noted = results.filter((result) => (result.notes ?? []).length > 0);
