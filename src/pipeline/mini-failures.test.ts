@@ -54,11 +54,26 @@ test("failed episodes no deficit explains are broken down by the free-running sl
     { role: "assistant", content: "Done." },
   ];
   records.push(record(payment[2]!.id, garbled, false, true));
+  // A delivered or processed order looked up, left alone, then called cancelled: something else, no slip, a false claim.
+  const notPending = environment.tasks().find((task) => environment.instance(task).facts.family === "precondition" && environment.instance(task).facts.status !== "pending")!;
+  const lookedUp = environment.instance(notPending);
+  const lookedUpId = (lookedUp.facts.order_ids as string[])[0]!;
+  const claimed: Message[] = [
+    { role: "user", content: lookedUp.request },
+    { role: "assistant", content: null, tool_calls: [{ id: "c0", type: "function", function: { name: "get_order_details", arguments: JSON.stringify({ order_id: lookedUpId }) } }] },
+    { role: "tool", tool_call_id: "c0", content: JSON.stringify({ status: lookedUp.facts.status }) },
+    { role: "assistant", content: `Order ${lookedUpId} is cancelled.` },
+  ];
+  records.push(record(notPending.id, claimed, false, false));
 
   const summary = await summarizeMiniFailures(environment, records);
   assert.equal(records[1]!.success, false, "the payment deficit fails its task");
-  assert.deepEqual({ episodes: summary.episodes, failed: summary.failed, explained: summary.explained, other: summary.other }, { episodes: 3, failed: 2, explained: 1, other: 1 });
-  assert.deepEqual(summary.otherSlips, { inventedIdentifier: 1, repeatedWrite: 0, refusedCall: 1, none: 0 });
+  assert.deepEqual({ episodes: summary.episodes, failed: summary.failed, explained: summary.explained, other: summary.other }, { episodes: 4, failed: 3, explained: 1, other: 2 });
+  assert.deepEqual(summary.otherSlips, { inventedIdentifier: 1, repeatedWrite: 0, refusedCall: 1, none: 1 });
+  assert.deepEqual(summary.otherClaims, { unmadeChange: 1, notPendingCalledCancelled: 1 }, "only the looked-up order called cancelled claims a change");
   assert.deepEqual(summary.byFamily.payment, { failed: 2, explained: 1, byDeficit: { incomplete: 0, payment: 1, precondition: 0 } }, "per family, the deficits its failures show");
-  assert.match(miniFailuresLine(summary), /: 1\/2 \(50\.0%; incomplete 0, payment 1, precondition 0; other 1 \(invented id 1, repeated write 0, refused call 1, none of these 0\)\)$/);
+  assert.match(
+    miniFailuresLine(summary),
+    /: 1\/3 \(33\.3%; incomplete 0, payment 1, precondition 0; other 2 \(invented id 1, repeated write 0, refused call 1, none of these 1; a reply claiming a change never made 1, of which a looked-up non-pending order called cancelled 1\)\)$/,
+  );
 });

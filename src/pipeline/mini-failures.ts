@@ -3,7 +3,7 @@
  * something else (`src/envs/mini/deficit-attribution.ts`) — counted over a store's finished episodes of the target;
  * for the something else, the free-running slips its conversations show.
  */
-import { attributeMiniFailure, episodeSlips, type DesignedDeficit, type EpisodeSlips } from "../envs/mini/index.js";
+import { attributeMiniFailure, episodeClaims, episodeSlips, type DesignedDeficit, type EpisodeClaims, type EpisodeSlips } from "../envs/mini/index.js";
 import type { ModuleEnvironment } from "../envs/modules/module-environment.js";
 import { verifierInputFromCalls, verifierInputFromMessages } from "../envs/modules/verifier-input.js";
 import type { EpisodeRecord } from "../store/trajectory-store.js";
@@ -26,6 +26,11 @@ export interface MiniFailureSummary {
    * how many show none of them.
    */
   otherSlips: Record<keyof EpisodeSlips | "none", number>;
+  /**
+   * Of the `other` episodes, how many close with a reply that claims a change the tools never made, and how many call
+   * an order cancelled that they looked up and found not pending (`episodeClaims`: what the expert's early stop says).
+   */
+  otherClaims: Record<keyof EpisodeClaims, number>;
 }
 
 /** A count of 0 for every designed deficit. */
@@ -33,7 +38,7 @@ const noDeficits = (): Record<DesignedDeficit, number> => ({ incomplete: 0, paym
 
 /** Attributes every failed finished episode of `records` (episodes of `environment`'s tasks). */
 export async function summarizeMiniFailures(environment: ModuleEnvironment, records: readonly EpisodeRecord[]): Promise<MiniFailureSummary> {
-  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: noDeficits(), explained: 0, other: 0, explainedShare: 1, byFamily: {}, otherSlips: { inventedIdentifier: 0, repeatedWrite: 0, refusedCall: 0, none: 0 } };
+  const summary: MiniFailureSummary = { episodes: 0, failed: 0, byDeficit: noDeficits(), explained: 0, other: 0, explainedShare: 1, byFamily: {}, otherSlips: { inventedIdentifier: 0, repeatedWrite: 0, refusedCall: 0, none: 0 }, otherClaims: { unmadeChange: 0, notPendingCalledCancelled: 0 } };
   for (const record of records) {
     if (record.status !== "finished" || record.messages === null) continue;
     summary.episodes += 1;
@@ -51,6 +56,8 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
       const slips = Object.entries(episodeSlips(record.messages)).filter(([, shown]) => shown) as [keyof EpisodeSlips, boolean][];
       for (const [slip] of slips) summary.otherSlips[slip] += 1;
       if (slips.length === 0) summary.otherSlips.none += 1;
+      const claims = episodeClaims(record.messages);
+      for (const claim of Object.keys(claims) as (keyof EpisodeClaims)[]) if (claims[claim]) summary.otherClaims[claim] += 1;
     }
     const family = typeof instance.facts.family === "string" ? instance.facts.family : "unknown";
     const entry = (summary.byFamily[family] ??= { failed: 0, explained: 0, byDeficit: noDeficits() });
@@ -66,6 +73,10 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
 export function miniFailuresLine(failures: MiniFailureSummary): string {
   const deficits = Object.entries(failures.byDeficit).map(([name, count]) => `${name} ${count}`).join(", ");
   const { inventedIdentifier, repeatedWrite, refusedCall, none } = failures.otherSlips;
-  const slips = failures.other === 0 ? "" : ` (invented id ${inventedIdentifier}, repeated write ${repeatedWrite}, refused call ${refusedCall}, none of these ${none})`;
+  const { unmadeChange, notPendingCalledCancelled } = failures.otherClaims;
+  const slips =
+    failures.other === 0
+      ? ""
+      : ` (invented id ${inventedIdentifier}, repeated write ${repeatedWrite}, refused call ${refusedCall}, none of these ${none}; a reply claiming a change never made ${unmadeChange}, of which a looked-up non-pending order called cancelled ${notPendingCalledCancelled})`;
   return `explained by the designed deficits alone: ${failures.explained}/${failures.failed} (${(100 * failures.explainedShare).toFixed(1)}%; ${deficits}; other ${failures.other}${slips})`;
 }

@@ -5,7 +5,7 @@ import { createInstanceUser } from "../../rollout/instance-user.js";
 import { createModuleEnvironment, nativeModuleRunner } from "../modules/index.js";
 import { verifierInputFromCalls, verifierInputFromMessages } from "../modules/verifier-input.js";
 import type { Message } from "../../spec/message.js";
-import { attributeMiniFailure, episodeSlips, type DesignedDeficit } from "./deficit-attribution.js";
+import { attributeMiniFailure, episodeClaims, episodeSlips, type DesignedDeficit } from "./deficit-attribution.js";
 import { NO_EXPERT_DEFICITS, type ExpertDeficits } from "./expert-deficits.js";
 import { miniTargetModule } from "./mini-capability-modules.js";
 import { createScriptedExpert } from "./scripted-expert.js";
@@ -119,4 +119,51 @@ test("free-running slips: the expert's own episodes show none; an invented id, a
     { role: "tool", tool_call_id: "b", content: "Error: invalid reason" },
   );
   assert.deepEqual(episodeSlips(refused), { inventedIdentifier: false, repeatedWrite: false, refusedCall: true });
+});
+
+test("closing claims: the flawless expert and the status-skipping one claim only what they did; the early stop claims unmade changes, a looked-up non-pending order among them", async () => {
+  const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: 60 }, (_, index) => 800 + index) });
+  const claimsOf = async (deficits: Partial<ExpertDeficits>) => {
+    const found = [];
+    for (const task of environment.tasks()) {
+      const instance = environment.instance(task);
+      const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits: { ...NO_EXPERT_DEFICITS, ...deficits } }), user: createInstanceUser(instance) });
+      found.push({ instance, claims: episodeClaims(result.trajectory.messages) });
+    }
+    return found;
+  };
+  for (const deficits of [{}, { skipPreconditionCheck: 1 }, { wrongPaymentMethod: 1 }]) {
+    for (const { instance, claims } of await claimsOf(deficits)) assert.deepEqual(claims, { unmadeChange: false, notPendingCalledCancelled: false }, `${JSON.stringify(deficits)} ${instance.request}`);
+  }
+  const early = await claimsOf({ stopAfterFirstChange: 1 });
+  const flagged = early.filter(({ claims }) => claims.unmadeChange);
+  assert.ok(flagged.length >= 5, `the early stop claims unmade changes in several episodes (${flagged.length})`);
+  for (const { instance } of flagged) {
+    const requested = Array.isArray(instance.facts.parts) ? instance.facts.parts.length : (instance.facts.order_ids as string[]).length;
+    assert.ok(requested >= 2, `only a request of several changes can be stopped early: ${instance.request}`);
+  }
+  assert.ok(early.some(({ claims }) => claims.notPendingCalledCancelled), "a part looked up and found not pending, then claimed cancelled with the rest");
+  assert.ok(early.every(({ claims }) => !claims.notPendingCalledCancelled || claims.unmadeChange));
+
+  const call = (id: string, name: string, args: Record<string, string>): Message => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+  const opening: Message = { role: "user", content: "I am u12. Cancel order #W30 and pay order #W41 with my card ending 1234." };
+  // A refused cancellation and a payment never attempted, both claimed: unmade; no lookup, so no non-pending order.
+  assert.deepEqual(
+    episodeClaims([opening, call("a", "cancel_pending_order", { order_id: "#W30", reason: "no longer needed" }), { role: "tool", tool_call_id: "a", content: "Error: not pending", error: true }, { role: "assistant", content: "Order #W30 is cancelled. Order #W41 is now paid with your card ending 1234." }]),
+    { unmadeChange: true, notPendingCalledCancelled: false },
+  );
+  // Both made and claimed; a tool-call turn after the claim is no closing reply.
+  const made: Message[] = [
+    opening,
+    call("a", "cancel_pending_order", { order_id: "#W30", reason: "no longer needed" }),
+    { role: "tool", tool_call_id: "a", content: '{"status":"cancelled"}' },
+    call("b", "modify_pending_order_payment", { order_id: "#W41", payment_method_id: "card_1234" }),
+    { role: "tool", tool_call_id: "b", content: '{"status":"pending"}' },
+    { role: "assistant", content: "Orders #W30 and #W41 are cancelled." },
+  ];
+  assert.deepEqual(episodeClaims(made), { unmadeChange: true, notPendingCalledCancelled: false }, "#W41 was paid, not cancelled");
+  assert.deepEqual(episodeClaims([...made.slice(0, -1), { role: "assistant", content: "Order #W30 is cancelled. Order #W41 is now paid with card_1234." }]), { unmadeChange: false, notPendingCalledCancelled: false });
+  const delivered: Message[] = [opening, call("a", "get_order_details", { order_id: "#W30" }), { role: "tool", tool_call_id: "a", content: '{"status":"delivered"}' }, { role: "assistant", content: "Orders #W41 and #W30 are cancelled." }];
+  assert.deepEqual(episodeClaims(delivered), { unmadeChange: true, notPendingCalledCancelled: true });
+  assert.deepEqual(episodeClaims([...delivered.slice(0, -1), { role: "assistant", content: "Order #W30 cannot be cancelled because it is delivered." }]), { unmadeChange: false, notPendingCalledCancelled: false });
 });

@@ -117,6 +117,61 @@ export function episodeSlips(messages: readonly Message[]): EpisodeSlips {
   return slips;
 }
 
+/**
+ * What an episode's closing reply claims that its tools never did. The expert's early stop (`stopAfterFirstChange`)
+ * claims exactly this — every part done after the first change, including parts it never reached or looked up and
+ * found not pending (`claimEverything` in `scripted-expert.ts`) — so a claim is no slip; counted to say what the
+ * failures no designed deficit explains look like. Read from the expert's reply templates ("Order #W1 is cancelled.",
+ * "Orders #W1 and #W2 are cancelled.", "Order #W1 is now paid with …"), which the base copies.
+ */
+export interface EpisodeClaims {
+  /** The closing reply calls an order cancelled, or paid, with no cancellation or payment change of it the tools accepted. */
+  unmadeChange: boolean;
+  /** The closing reply calls an order cancelled that the conversation looked up and found not pending, and never cancelled. */
+  notPendingCalledCancelled: boolean;
+}
+
+const CANCELLED_CLAIM = /\bOrders? (#W\d+(?:(?:, | and )#W\d+)*) (?:is|are) cancelled\b/g;
+const PAID_CLAIM = /\bOrder (#W\d+) is now paid\b/g;
+
+/** The claims of `messages`' closing reply (the last assistant text without tool calls) against the tools' results. */
+export function episodeClaims(messages: readonly Message[]): EpisodeClaims {
+  const calls = new Map<string, { name: string; orderId: unknown }>();
+  const cancelled = new Set<string>();
+  const paid = new Set<string>();
+  const notPending = new Set<string>();
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, orderId: parseArguments(call.function.arguments).order_id });
+      continue;
+    }
+    if (message.role !== "tool" || message.error === true || message.content.startsWith("Error:")) continue;
+    const call = calls.get(message.tool_call_id);
+    if (call === undefined || typeof call.orderId !== "string") continue;
+    if (call.name === "cancel_pending_order") cancelled.add(call.orderId);
+    else if (call.name === "modify_pending_order_payment") paid.add(call.orderId);
+    else if (call.name === "get_order_details") {
+      const status = parseArguments(message.content).status;
+      if (typeof status === "string" && status !== "pending") notPending.add(call.orderId);
+    }
+  }
+  const closing = [...messages].reverse().find((message) => message.role === "assistant" && (message.tool_calls ?? []).length === 0 && typeof message.content === "string" && message.content !== "");
+  const reply = closing?.role === "assistant" ? (closing.content ?? "") : "";
+  const calledCancelled = [...reply.matchAll(CANCELLED_CLAIM)].flatMap((match) => match[1]?.match(/#W\d+/g) ?? []).filter((id) => !cancelled.has(id));
+  const calledPaid = [...reply.matchAll(PAID_CLAIM)].map((match) => match[1] ?? "").filter((id) => !paid.has(id));
+  return { unmadeChange: calledCancelled.length + calledPaid.length > 0, notPendingCalledCancelled: calledCancelled.some((id) => notPending.has(id)) };
+}
+
+/** A JSON object's fields (none when `text` is not one). */
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** A call's arguments with their keys sorted (the text itself when it is not a JSON object). */
 function canonicalArguments(text: string): string {
   try {
