@@ -8,6 +8,7 @@ import type { Message } from "../../spec/message.js";
 import type { Json, ModuleInstance, VerifierInput } from "../modules/capability-module.js";
 import { MINI_IDENTIFIER } from "./mechanics.js";
 import { MINI_READ_TOOLS } from "./mini-service-module.js";
+import { parseJsonObject } from "./scripted-expert.js";
 
 /** A designed deficit seen in an episode (the expert's `ExpertDeficits`, by what the conversation shows). */
 export type DesignedDeficit = "precondition" | "payment" | "incomplete";
@@ -142,7 +143,7 @@ export function episodeClaims(messages: readonly Message[]): EpisodeClaims {
   const notPending = new Set<string>();
   for (const message of messages) {
     if (message.role === "assistant") {
-      for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, orderId: parseArguments(call.function.arguments).order_id });
+      for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, orderId: parseJsonObject(call.function.arguments)?.order_id });
       continue;
     }
     if (message.role !== "tool" || message.error === true || message.content.startsWith("Error:")) continue;
@@ -151,7 +152,7 @@ export function episodeClaims(messages: readonly Message[]): EpisodeClaims {
     if (call.name === "cancel_pending_order") cancelled.add(call.orderId);
     else if (call.name === "modify_pending_order_payment") paid.add(call.orderId);
     else if (call.name === "get_order_details") {
-      const status = parseArguments(message.content).status;
+      const status = parseJsonObject(message.content)?.status;
       if (typeof status === "string" && status !== "pending") notPending.add(call.orderId);
     }
   }
@@ -160,16 +161,6 @@ export function episodeClaims(messages: readonly Message[]): EpisodeClaims {
   const calledCancelled = [...reply.matchAll(CANCELLED_CLAIM)].flatMap((match) => match[1]?.match(/#W\d+/g) ?? []).filter((id) => !cancelled.has(id));
   const calledPaid = [...reply.matchAll(PAID_CLAIM)].map((match) => match[1] ?? "").filter((id) => !paid.has(id));
   return { unmadeChange: calledCancelled.length + calledPaid.length > 0, notPendingCalledCancelled: calledCancelled.some((id) => notPending.has(id)) };
-}
-
-/** A JSON object's fields (none when `text` is not one). */
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** A call's arguments with their keys sorted (the text itself when it is not a JSON object). */

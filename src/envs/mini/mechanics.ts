@@ -11,6 +11,7 @@
 import type { ChatClient } from "../../models/chat-client.js";
 import type { AssistantMessage, Message } from "../../spec/message.js";
 import type { ToolSpec } from "../../spec/tool-spec.js";
+import { parseJsonObject } from "./scripted-expert.js";
 
 /** One held-out demonstration: the expert's conversation (system prompt first) and the tools it was offered. */
 export interface MechanicsDemonstration {
@@ -51,22 +52,13 @@ const EXAMPLES = 12;
 /** The identifiers of the TRACE-mini world as they appear in text (global: use with `match`). */
 export const MINI_IDENTIFIER = /#W\d+|\bu\d+\b|\b(?:card|gift)_\d+\b/g;
 
-function parseArguments(text: string): { [key: string]: unknown } | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { [key: string]: unknown }) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Whether `message` is exactly one call of a tool in `tools` with every required argument given as a string. */
 function wellFormedCall(message: AssistantMessage, tools: readonly ToolSpec[]): boolean {
   const calls = message.tool_calls ?? [];
   if (calls.length !== 1) return false;
   const call = calls[0]!;
   const tool = tools.find((candidate) => candidate.function.name === call.function.name);
-  const parsed = parseArguments(call.function.arguments);
+  const parsed = parseJsonObject(call.function.arguments);
   if (tool === undefined || parsed === null) return false;
   const required = (tool.function.parameters as { required?: unknown }).required;
   return (Array.isArray(required) ? required : []).every((name) => typeof parsed[String(name)] === "string");
@@ -87,7 +79,7 @@ function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean
   const answerCall = answer.tool_calls?.[0];
   if (expertCall === undefined) return answerCall === undefined && (answer.content ?? "").trim() !== "";
   if (answerCall === undefined || answerCall.function.name !== expertCall.function.name) return false;
-  return JSON.stringify(parseArguments(answerCall.function.arguments)) === JSON.stringify(parseArguments(expertCall.function.arguments));
+  return JSON.stringify(parseJsonObject(answerCall.function.arguments)) === JSON.stringify(parseJsonObject(expertCall.function.arguments));
 }
 
 /**

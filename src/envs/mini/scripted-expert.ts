@@ -36,7 +36,8 @@ interface PastCall {
 
 const CLOSING = "You are welcome.";
 
-function parseObject(text: string): { [key: string]: unknown } | null {
+/** The JSON object `text` holds, or null when it holds anything else (a tool's output, a call's arguments). */
+export function parseJsonObject(text: string): { [key: string]: unknown } | null {
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as { [key: string]: unknown }) : null;
@@ -56,7 +57,7 @@ function pastCalls(messages: readonly Message[]): PastCall[] {
     if (message.role !== "assistant") continue;
     for (const call of message.tool_calls ?? []) {
       const output = outputs.get(call.id) ?? { content: "", error: true };
-      calls.push({ name: call.function.name, arguments: parseObject(call.function.arguments) ?? {}, output: output.content, error: output.error });
+      calls.push({ name: call.function.name, arguments: parseJsonObject(call.function.arguments) ?? {}, output: output.content, error: output.error });
     }
   }
   return calls;
@@ -83,7 +84,7 @@ function cancellationPart(orderIds: readonly string[], reason: ServiceRequest["r
     if (!active.skipPreconditionCheck) {
       const lookup = find("get_order_details", orderId);
       if (lookup === undefined) return { action: { call: { name: "get_order_details", arguments: { order_id: orderId } } } };
-      const status = lookup.error ? null : parseObject(lookup.output)?.status;
+      const status = lookup.error ? null : parseJsonObject(lookup.output)?.status;
       if (typeof status !== "string") {
         lines.push(`Order ${orderId} cannot be found.`);
         continue;
@@ -109,7 +110,7 @@ function paymentPart(request: ServiceRequest, orderId: string, method: { kind: "
   if (request.userId === null) return { action: { text: "Please tell me your user id and the order id." } };
   const user = calls.find((call) => call.name === "get_user_details" && call.arguments.user_id === request.userId);
   if (user === undefined) return { action: { call: { name: "get_user_details", arguments: { user_id: request.userId } } } };
-  const listed = user.error ? null : parseObject(user.output)?.payment_methods;
+  const listed = user.error ? null : parseJsonObject(user.output)?.payment_methods;
   const methods = (Array.isArray(listed) ? listed : []) as { payment_method_id?: unknown; kind?: unknown; last_four?: unknown }[];
   const chosen = active.wrongPaymentMethod ? methods[0] : methods.find((entry) => entry.kind === method.kind && entry.last_four === method.lastFour);
   if (chosen === undefined || typeof chosen.payment_method_id !== "string") return { text: "I cannot find that payment method.", changed: false };
