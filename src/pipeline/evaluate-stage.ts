@@ -94,7 +94,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         const traceFailures = await summarizeMiniFailures(moduleEnvironment, routedEpisodes);
         writeJsonArtifact(run.evaluationTraceFailuresFile, traceFailures);
         context.log(`  ${environment.name} routed: failed held-out episodes ${miniFailuresLine(traceFailures)}`);
-        const counts = ({ episodes, failed, byDeficit, other }: MiniFailureSummary) => ({ episodes, failed, byDeficit: { ...byDeficit }, other });
+        const counts = ({ episodes, failed, byDeficit, other, otherClaims }: MiniFailureSummary) => ({ episodes, failed, byDeficit: { ...byDeficit }, other, otherClaimingUnmadeChange: otherClaims.unmadeChange });
         failures = { base: counts(baseFailures), trace: counts(traceFailures) };
       }
       for (const route of passesByRoute(routing, environment.name, routedEpisodes, baseEpisodes)) {

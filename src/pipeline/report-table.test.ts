@@ -39,6 +39,14 @@ test("capabilities the analysis kept without an adapter are named with the reaso
   assert.ok(!formatReport("run", { ...results, untrained: [] }).includes("no adapter trained"), "nothing said when every kept capability has an adapter");
 });
 
+test("failure counts written before the closing claims were counted get no claims row", () => {
+  const count = { passed: 0, total: 1 };
+  const failed = { episodes: 1, failed: 1, byDeficit: { incomplete: 0 }, other: 1 };
+  const report = formatReport("run", { domains: [], overall: { base: count, trace: count }, capabilities: [], routing: [], failures: { base: failed, trace: failed } });
+  assert.ok(report.split("\n").includes("| something else | 1 | 1 |"));
+  assert.ok(!report.includes("claims a change never made"));
+});
+
 test("a target that names kinds of task gets base and TRACE per kind", () => {
   const report = formatReport("mini", {
     domains: [
@@ -57,8 +65,8 @@ test("a target that names kinds of task gets base and TRACE per kind", () => {
       { option: "base (none of these)", label: "B", tasks: 0, base: { passed: 0, total: 0 }, trace: { passed: 0, total: 0 } },
     ],
     failures: {
-      base: { episodes: 5, failed: 3, byDeficit: { incomplete: 2, payment: 1, precondition: 0 }, other: 1 },
-      trace: { episodes: 5, failed: 1, byDeficit: { incomplete: 1, payment: 0, precondition: 0 }, other: 0 },
+      base: { episodes: 5, failed: 3, byDeficit: { incomplete: 2, payment: 1, precondition: 0 }, other: 1, otherClaimingUnmadeChange: 1 },
+      trace: { episodes: 5, failed: 1, byDeficit: { incomplete: 1, payment: 0, precondition: 0 }, other: 0, otherClaimingUnmadeChange: 0 },
     },
   });
   const rows = report.split("\n");
@@ -68,6 +76,7 @@ test("a target that names kinds of task gets base and TRACE per kind", () => {
   assert.ok(rows.includes("| incomplete | 2 | 1 |"));
   assert.ok(rows.includes("| payment | 1 | 0 |"));
   assert.ok(rows.includes("| something else | 1 | 0 |"));
+  assert.ok(rows.includes("| … of which the reply claims a change never made | 1 | 0 |"));
   assert.ok(rows.includes("| failed (of episodes) | 3 of 5 | 1 of 5 |"));
   // Tasks per routing option, with the base and with TRACE; an option no evaluation task went to is left out.
   assert.ok(rows.includes("| evaluation tasks routed to | tasks | base pass rate | TRACE pass rate |"));

@@ -28,7 +28,10 @@ export function formatReport(name: string, results: EvaluationResults): string {
     const { base, trace } = results.failures;
     lines.push("| failed held-out episodes showing | base | TRACE |", "|---|---|---|");
     for (const deficit of Object.keys(base.byDeficit)) lines.push(`| ${deficit} | ${base.byDeficit[deficit]} | ${trace.byDeficit[deficit] ?? 0} |`);
-    lines.push(`| something else | ${base.other} | ${trace.other} |`, `| failed (of episodes) | ${base.failed} of ${base.episodes} | ${trace.failed} of ${trace.episodes} |`, "");
+    lines.push(`| something else | ${base.other} | ${trace.other} |`);
+    // What the expert's early stop says by design; whether the base learned it from there is docs/trace-mini-v2.md's question.
+    if (base.otherClaimingUnmadeChange !== undefined) lines.push(`| … of which the reply claims a change never made | ${base.otherClaimingUnmadeChange} | ${trace.otherClaimingUnmadeChange ?? "-"} |`);
+    lines.push(`| failed (of episodes) | ${base.failed} of ${base.episodes} | ${trace.failed} of ${trace.episodes} |`, "");
   }
   lines.push("| capability adapter | GRPO iterations | held-out seeds | reward before | reward after | gain |", "|---|---|---|---|---|---|");
   for (const capability of results.capabilities) {

@@ -12,6 +12,8 @@ export interface FailureCounts {
   failed: number;
   byDeficit: Record<string, number>;
   other: number;
+  /** Of `other`, how many close with a reply claiming a change the tools never made (absent in older results). */
+  otherClaimingUnmadeChange?: number;
 }
 
 export interface EvaluationResults {
