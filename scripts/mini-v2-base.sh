@@ -6,7 +6,8 @@
 # ("from": a paired variant of run NAME, started once it is done on a copy of its run directory): SFT on the expert's
 # demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
 # designed deficits, and the reference analysis. Prints one table; archives each run's base/sft.json (mechanics),
-# base/failures.json, eval/base-failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS.
+# base/failures.json, eval/base-failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS
+# (cast to TRACE_KEEP_DTYPE first when set, e.g. bfloat16 as the shipped base).
 #
 # The runs are started in a process session of their own, so they outlive one device call (10 minutes at most): a
 # call waits up to TRACE_WAIT seconds for them and reports what has finished; calling the script again on the same
@@ -97,6 +98,24 @@ for name in $NAMES; do
   done
 done
 tar -czf "$OUT/mini-v2-results.tar.gz" -C "$WORK" --exclude='started-*' --exclude='done-*' .
+# TRACE_KEEP_DTYPE=bfloat16 casts a kept checkpoint's weights first, as the shipped base was cast (half the size back).
 for name in ${TRACE_KEEP_MODELS:-}; do
-  [ -e "runs/mini-v2-$name/model/model.safetensors" ] && tar -czf "$OUT/model-$name.tar.gz" -C "runs/mini-v2-$name" model
+  [ -e "runs/mini-v2-$name/model/model.safetensors" ] || continue
+  if [ -z "${TRACE_KEEP_DTYPE:-}" ]; then tar -czf "$OUT/model-$name.tar.gz" -C "runs/mini-v2-$name" model; continue; fi
+  keep="/tmp/mini-v2-keep-$name"
+  rm -rf "$keep" && mkdir -p "$keep" && cp -r "runs/mini-v2-$name/model" "$keep/model"
+  "$TRACE_PYTHON" - "$keep/model" "$TRACE_KEEP_DTYPE" <<'PY' || exit 1
+import json, sys
+import torch
+from safetensors.torch import load_file, save_file
+directory, dtype = sys.argv[1], sys.argv[2]
+weights = f"{directory}/model.safetensors"
+save_file({name: tensor.to(getattr(torch, dtype)) for name, tensor in load_file(weights).items()}, weights, metadata={"format": "pt"})
+with open(f"{directory}/config.json") as file:
+    config = json.load(file)
+config["dtype"] = dtype
+with open(f"{directory}/config.json", "w") as file:
+    json.dump(config, file, indent=2)
+PY
+  tar -czf "$OUT/model-$name.tar.gz" -C "$keep" model
 done
