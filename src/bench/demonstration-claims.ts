@@ -24,19 +24,22 @@ const { values } = parseArgs({
 });
 const deficits = resolveExpertDeficits(JSON.parse(values.deficits) as Record<string, number>);
 const seedStart = Number.parseInt(values["seed-start"], 10);
+const seedCount = Number.parseInt(values.seeds, 10);
+if (!(seedCount > 0) || !(seedStart >= 0)) throw new Error(`--seeds takes a positive count and --seed-start a seed, got ${JSON.stringify(values.seeds)} and ${JSON.stringify(values["seed-start"])}`);
+/** A fact as text (the families and statuses are strings). */
+const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 const runner = nativeModuleRunner(miniTargetModule(["precondition", "payment", "composite"]));
-const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: Number.parseInt(values.seeds, 10) }, (_, index) => seedStart + index) });
+const environment = await createModuleEnvironment({ runner, seeds: Array.from({ length: seedCount }, (_, index) => seedStart + index) });
 
-const rows = new Map<string, { episodes: number; unmade: number; notPending: number; cancelledReply: number }>();
+const rows = new Map<string, { nonPendingCancellation: boolean; episodes: number; unmade: number; notPending: number; cancelledReply: number }>();
 for (const task of environment.tasks()) {
   const instance = environment.instance(task);
   const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed: 0 }), user: createInstanceUser(instance) });
   const { facts } = instance;
   const changes = Array.isArray(facts.parts) ? facts.parts.length : Array.isArray(facts.order_ids) ? facts.order_ids.length : 1;
   const nonPendingCancellation = facts.family === "precondition" && facts.status !== "pending";
-  const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
   const kind = `${text(facts.family)}${changes > 1 ? `, ${changes} changes` : ""}${nonPendingCancellation ? `, ${text(facts.status)}` : ""}`;
-  const row = rows.get(kind) ?? { episodes: 0, unmade: 0, notPending: 0, cancelledReply: 0 };
+  const row = rows.get(kind) ?? { nonPendingCancellation, episodes: 0, unmade: 0, notPending: 0, cancelledReply: 0 };
   const claims = episodeClaims(result.trajectory.messages);
   const closing = [...result.trajectory.messages].reverse().find((message) => message.role === "assistant" && typeof message.content === "string" && message.content !== "");
   row.episodes += 1;
@@ -46,6 +49,6 @@ for (const task of environment.tasks()) {
   rows.set(kind, row);
 }
 const table = [["kind of target task", "demonstrations", "claim a change never made", "call a looked-up non-pending order cancelled", "a non-pending order's request answered \"… is cancelled.\""]];
-for (const [kind, row] of [...rows].sort(([left], [right]) => left.localeCompare(right))) table.push([kind, String(row.episodes), String(row.unmade), String(row.notPending), kind.includes(", ") && kind.startsWith("precondition") ? String(row.cancelledReply) : "-"]);
+for (const [kind, row] of [...rows].sort(([left], [right]) => left.localeCompare(right))) table.push([kind, String(row.episodes), String(row.unmade), String(row.notPending), row.nonPendingCancellation ? String(row.cancelledReply) : "-"]);
 console.log(`\nThe scripted expert on target seeds ${seedStart}– with deficits ${JSON.stringify(deficits)}\n`);
 console.log(markdownTable(table, { align: ["l", "r", "r", "r", "r"] }));
