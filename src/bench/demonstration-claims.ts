@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
-import { episodeClaims, miniTargetModule, resolveExpertDeficits, createScriptedExpert } from "../envs/mini/index.js";
+import { closingReply, episodeClaims, miniTargetModule, resolveExpertDeficits, createScriptedExpert } from "../envs/mini/index.js";
 import { createModuleEnvironment, nativeModuleRunner } from "../envs/modules/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
@@ -41,11 +41,10 @@ for (const task of environment.tasks()) {
   const kind = `${text(facts.family)}${changes > 1 ? `, ${changes} changes` : ""}${nonPendingCancellation ? `, ${text(facts.status)}` : ""}`;
   const row = rows.get(kind) ?? { nonPendingCancellation, episodes: 0, unmade: 0, notPending: 0, cancelledReply: 0 };
   const claims = episodeClaims(result.trajectory.messages);
-  const closing = [...result.trajectory.messages].reverse().find((message) => message.role === "assistant" && typeof message.content === "string" && message.content !== "");
   row.episodes += 1;
   if (claims.unmadeChange) row.unmade += 1;
   if (claims.notPendingCalledCancelled) row.notPending += 1;
-  if (nonPendingCancellation && closing?.role === "assistant" && / is cancelled\./.test(closing.content ?? "")) row.cancelledReply += 1;
+  if (nonPendingCancellation && / is cancelled\./.test(closingReply(result.trajectory.messages))) row.cancelledReply += 1;
   rows.set(kind, row);
 }
 const table = [["kind of target task", "demonstrations", "claim a change never made", "call a looked-up non-pending order cancelled", "a non-pending order's request answered \"… is cancelled.\""]];

@@ -156,11 +156,19 @@ export function episodeClaims(messages: readonly Message[]): EpisodeClaims {
       if (typeof status === "string" && status !== "pending") notPending.add(call.orderId);
     }
   }
-  const closing = [...messages].reverse().find((message) => message.role === "assistant" && (message.tool_calls ?? []).length === 0 && typeof message.content === "string" && message.content !== "");
-  const reply = closing?.role === "assistant" ? (closing.content ?? "") : "";
+  const reply = closingReply(messages);
   const calledCancelled = [...reply.matchAll(CANCELLED_CLAIM)].flatMap((match) => match[1]?.match(/#W\d+/g) ?? []).filter((id) => !cancelled.has(id));
   const calledPaid = [...reply.matchAll(PAID_CLAIM)].map((match) => match[1] ?? "").filter((id) => !paid.has(id));
   return { unmadeChange: calledCancelled.length + calledPaid.length > 0, notPendingCalledCancelled: calledCancelled.some((id) => notPending.has(id)) };
+}
+
+/** The text of `messages`' closing reply: the last assistant turn with text and no tool calls ("" when none). */
+export function closingReply(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (message.role === "assistant" && (message.tool_calls ?? []).length === 0 && typeof message.content === "string" && message.content !== "") return message.content;
+  }
+  return "";
 }
 
 /** A call's arguments with their keys sorted (the text itself when it is not a JSON object). */
