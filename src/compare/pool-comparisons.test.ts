@@ -1,34 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { runPoolCommand } from "../cli/compare-command.js";
 import { evaluationSplitOf, poolComparisons, PoolComparisonsError } from "./pool-comparisons.js";
 import { DomainMismatchError } from "./report/domain-mismatch-error.js";
-import { result } from "./report/comparison-test-support.js";
+import { result, runOnSplit, runWith } from "./report/comparison-test-support.js";
 
 const BASE = { method: "base", label: "Base agent", group: "baseline" } as const;
 const TRACE = { method: "trace", label: "TRACE", group: "trace" } as const;
 const GRPO = { method: "grpo-target", label: "GRPO on the target", group: "baseline" } as const;
-
-/** A run directory whose compare/ holds the given results, as `trace compare` writes them. */
-function runWith(results: ReturnType<typeof result>[]): string {
-  const directory = mkdtempSync(path.join(tmpdir(), "trace-pool-"));
-  for (const entry of results) {
-    const file = path.join(directory, "compare", `seed-${entry.seed}`, entry.method, "result.json");
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ ...entry, snapshots: [], notes: [] }));
-  }
-  return directory;
-}
-
-/** `runWith`, with a config.json whose target names TRACE-mini's held-out seeds from `start` (as `trace run` writes it). */
-function runOnSplit(start: number, results: ReturnType<typeof result>[]): string {
-  const directory = runWith(results);
-  writeFileSync(path.join(directory, "config.json"), JSON.stringify({ name: "x", target: { kind: "mini", trainingSeeds: 120, evaluationSeedStart: start, evaluationSeedCount: 100, seed: 0 } }));
-  return directory;
-}
 
 /** Rows of comparison.csv as objects. */
 function csvRows(directory: string): Record<string, string>[] {

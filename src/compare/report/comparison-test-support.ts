@@ -1,4 +1,7 @@
 /** Hand-made results for the report tests: two methods × three seeds × two domains, numbers worked out by hand. */
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { MethodSeedResult } from "./comparison-types.js";
 
 /** Builds one result; `passed` per domain out of 10 episodes each. */
@@ -36,3 +39,21 @@ export const HAND_MADE: MethodSeedResult[] = [
 
 /** Options matching HAND_MADE. */
 export const OPTIONS = { title: "Comparison on τ²-bench", budget: 1000 };
+
+/** A run directory whose compare/ holds the given results, as `trace compare` writes them. */
+export function runWith(results: readonly MethodSeedResult[]): string {
+  const directory = mkdtempSync(path.join(tmpdir(), "trace-pool-"));
+  for (const entry of results) {
+    const file = path.join(directory, "compare", `seed-${entry.seed}`, entry.method, "result.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ ...entry, snapshots: [], notes: [] }));
+  }
+  return directory;
+}
+
+/** `runWith`, with a config.json whose target names TRACE-mini's held-out seeds from `start` (as `trace run` writes it). */
+export function runOnSplit(start: number, results: readonly MethodSeedResult[]): string {
+  const directory = runWith(results);
+  writeFileSync(path.join(directory, "config.json"), JSON.stringify({ name: "x", target: { kind: "mini", trainingSeeds: 120, evaluationSeedStart: start, evaluationSeedCount: 100, seed: 0 } }));
+  return directory;
+}
