@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { poolEvidence, readSummarySplits } from "../compare/evidence-pool.js";
+import { poolEvidence, readSummarySplits, type PooledLead, type SummarySplit } from "../compare/evidence-pool.js";
 
 const { values } = parseArgs({
   options: {
@@ -24,8 +24,16 @@ const runDirectories =
     .filter((entry) => entry.isDirectory() && /^t\d/.test(entry.name))
     .map((entry) => path.join(root, entry.name))
     .sort();
-const summarySplits = readSummarySplits(values.summaries);
-const leads = poolEvidence(summarySplits, runDirectories);
+let summarySplits: SummarySplit[];
+let leads: PooledLead[];
+try {
+  summarySplits = readSummarySplits(values.summaries);
+  leads = poolEvidence(summarySplits, runDirectories);
+} catch (error) {
+  // Bad input is one line naming what was wrong, not a stack trace.
+  console.error(`bench:pooled-evidence: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 const points = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
 const interval = (range: { low: number; high: number } | null) => (range === null ? "-" : `${points(range.low)} to ${points(range.high)}`);

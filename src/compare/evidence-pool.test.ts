@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { combineSummaries, poolEvidence, readSummarySplits, SummarySplitsError, type SummarySplit } from "./evidence-pool.js";
+import { PoolComparisonsError } from "./pool-comparisons.js";
 import { result, runOnSplit } from "./report/comparison-test-support.js";
 import { summarize } from "./report/summary-statistics.js";
 
@@ -71,6 +72,11 @@ describe("poolEvidence", () => {
       leads.map((lead) => lead.method),
       ["base"],
     );
+  });
+
+  test("refuses a run directory without comparison results, as trace pool does", () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "trace-evidence-empty-"));
+    assert.throws(() => poolEvidence([], [empty]), (error: unknown) => error instanceof PoolComparisonsError && error.runDirectory === empty && /has no comparison results/.test(error.message));
   });
 
   test("the repository's TRACE-mini v2 evidence: nineteen splits, 114 training runs (the README's pooled figures)", () => {

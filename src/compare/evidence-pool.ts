@@ -9,9 +9,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { TraceError } from "../spec/trace-error.js";
-import { openRunDirectory } from "../run/run-directory.js";
-import { readMethodSeedRecords } from "./method-seed-record.js";
-import { poolResults, splitsOf } from "./pool-comparisons.js";
+import { poolResults, readPoolRuns, splitsOf } from "./pool-comparisons.js";
 import { meanInterval, summarize, type MeanInterval, type Summary } from "./report/summary-statistics.js";
 import { pairedDifferences } from "./report/summarize-methods.js";
 
@@ -101,11 +99,11 @@ export interface PooledLead {
 
 /**
  * TRACE's lead over every method that each split has, pooled over the summary-only splits and the splits of the run
- * directories (grouped by the evaluation tasks their `config.json` names, as `trace pool` groups them).
+ * directories (grouped by the evaluation tasks their `config.json` names, as `trace pool` groups them; a run without
+ * comparison results, or given twice, is refused as `trace pool` refuses it).
  */
 export function poolEvidence(summarySplits: readonly SummarySplit[], runDirectories: readonly string[]): PooledLead[] {
-  const runs = runDirectories.map((runDirectory) => ({ runDirectory, results: readMethodSeedRecords(openRunDirectory(runDirectory).compareDirectory) }));
-  const { results, replicates } = poolResults(runs);
+  const { results, replicates } = poolResults(readPoolRuns(runDirectories));
   const fileSplits = splitsOf(replicates);
   const differences = pairedDifferences(results, "trace");
   const methods = [...new Set([...summarySplits.flatMap((split) => Object.keys(split.passRates)), ...differences.map((difference) => difference.method)])].filter((method) => method !== "trace");

@@ -85,10 +85,10 @@ export function splitsOf(replicates: readonly PooledReplicate[]): EvaluationSpli
   return [...splits.values()];
 }
 
-/** Reads every run's comparison results, pools them and writes the report into `outDirectory`; returns the files, replicates and splits. */
-export async function poolComparisons(runDirectories: readonly string[], outDirectory: string): Promise<{ files: string[]; replicates: PooledReplicate[]; splits: EvaluationSplit[] }> {
+/** Every run's comparison results; refuses a run given twice or one without results. */
+export function readPoolRuns(runDirectories: readonly string[]): { runDirectory: string; results: MethodSeedResult[] }[] {
   const seen = new Set<string>();
-  const runs = runDirectories.map((runDirectory) => {
+  return runDirectories.map((runDirectory) => {
     const resolved = path.resolve(runDirectory);
     if (seen.has(resolved)) throw new PoolComparisonsError(runDirectory, `${runDirectory} is given more than once: each run's seeds would count twice`);
     seen.add(resolved);
@@ -96,6 +96,11 @@ export async function poolComparisons(runDirectories: readonly string[], outDire
     if (results.length === 0) throw new PoolComparisonsError(runDirectory, `${runDirectory} has no comparison results (compare/seed-<N>/<method>/result.json; written by \`trace compare\` or the compare stage)`);
     return { runDirectory, results };
   });
+}
+
+/** Reads every run's comparison results, pools them and writes the report into `outDirectory`; returns the files, replicates and splits. */
+export async function poolComparisons(runDirectories: readonly string[], outDirectory: string): Promise<{ files: string[]; replicates: PooledReplicate[]; splits: EvaluationSplit[] }> {
+  const runs = readPoolRuns(runDirectories);
   const { results, replicates } = poolResults(runs);
   const names = replicates.map((replicate) => `${replicate.runDirectory} seed ${replicate.seed}`);
   const splits = splitsOf(replicates);
