@@ -8,6 +8,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { markdownTable } from "markdown-table";
 import { poolEvidence, readSummarySplits, type PooledLead, type SummarySplit } from "../compare/evidence-pool.js";
 
 const { values } = parseArgs({
@@ -49,7 +50,5 @@ const rows = leads.map((lead) => [
 ]);
 const header = ["TRACE − method", "splits", "over split means", "95% interval", "runs", "over runs (mean ± sd)", "95% interval", "TRACE ahead"];
 console.log(`\nTRACE's lead in points: ${summarySplits.length} splits from ${values.summaries} (their summaries) and ${runDirectories.length} run directories (${runDirectories.join(", ")})\n`);
-console.log(`| ${header.join(" | ")} |`);
-console.log(`|${header.map(() => "---").join("|")}|`);
-for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+console.log(markdownTable([header, ...rows], { align: ["l", "r", "r", "r", "r", "r", "r", "r"] }));
 console.log("\nOver runs needs each summary-only split's paired lead (mean, sd, seeds ahead); a method without it is read over split means only.");

@@ -111,23 +111,22 @@ export function poolEvidence(summarySplits: readonly SummarySplit[], runDirector
     const paired = differences.find((difference) => difference.method === method);
     // A method missing from any split is left out: its pooled lead would not be over the same splits.
     if (summarySplits.some((split) => split.passRates[method] === undefined)) return [];
-    const fileGroups = fileSplits.map((split) => {
-      const values = paired === undefined ? [] : paired.seeds.flatMap((seed, index) => (split.replicates.includes(seed) ? [100 * paired.differences[index]!] : []));
-      return { name: split.name, values };
-    });
-    if (fileGroups.some((group) => group.values.length === 0)) return [];
+    const fileValues = fileSplits.map((split) => (paired === undefined ? [] : paired.seeds.flatMap((seed, index) => (split.replicates.includes(seed) ? [100 * paired.differences[index]!] : []))));
+    if (fileValues.some((values) => values.length === 0)) return [];
+    // Each run split's values summarized once: its mean lead, and its group in the pooled spread over runs.
+    const fileGroups = fileSplits.map((split, index) => ({ name: split.name, summary: summarize(fileValues[index]!), ahead: fileValues[index]!.filter((value) => value > 0).length }));
     const perSplit = [
       ...summarySplits.map((split) => ({ name: split.name, lead: split.paired[method]?.mean ?? split.passRates.trace! - split.passRates[method]! })),
-      ...fileGroups.map((group) => ({ name: group.name, lead: summarize(group.values).mean })),
+      ...fileGroups.map((group) => ({ name: group.name, lead: group.summary.mean })),
     ];
     const splits = summarize(perSplit.map((split) => split.lead));
     const lead: PooledLead = { method, splits, splitsInterval: meanInterval(splits), perSplit };
     if (summarySplits.every((split) => split.paired[method] !== undefined)) {
       const summary = combineSummaries([
         ...summarySplits.map((split) => ({ count: split.seeds, mean: split.paired[method]!.mean, standardDeviation: split.paired[method]!.sd })),
-        ...fileGroups.map((group) => summarize(group.values)),
+        ...fileGroups.map((group) => group.summary),
       ]);
-      const ahead = summarySplits.reduce((sum, split) => sum + split.paired[method]!.ahead, 0) + fileGroups.reduce((sum, group) => sum + group.values.filter((value) => value > 0).length, 0);
+      const ahead = summarySplits.reduce((sum, split) => sum + split.paired[method]!.ahead, 0) + fileGroups.reduce((sum, group) => sum + group.ahead, 0);
       lead.runs = { summary, interval: meanInterval(summary), ahead };
     }
     return [lead];
