@@ -21,11 +21,11 @@ if ! command -v node > /dev/null && [ ! -x .device/nodebin/node ]; then
 fi
 if ! command -v node > /dev/null; then export PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"; fi
 mkdir -p "$OUT" "$RUN"
-node -e '
-const fs = require("fs");
+node --input-type=module -e '
+import { readFileSync, writeFileSync } from "node:fs";
+import { mergeConfigPatch } from "./dist/pipeline/sweep-runs.js";
 const [file, patch, out] = process.argv.slice(1);
-const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
-fs.writeFileSync(out, JSON.stringify(merge(JSON.parse(fs.readFileSync(file, "utf8")), JSON.parse(patch)), null, 2));' "$CONFIG" "$PATCH" "$RUN.config.json"
+writeFileSync(out, JSON.stringify(mergeConfigPatch(JSON.parse(readFileSync(file, "utf8")), JSON.parse(patch)), null, 2));' "$CONFIG" "$PATCH" "$RUN.config.json"
 node bin/trace.js run "$RUN.config.json" --run-dir "$RUN" --until evaluate > "$OUT/log.txt" 2>&1 || { tail -n 20 "$OUT/log.txt"; exit 1; }
 # The family of every evaluation task (the target is generated from its seeds, so this needs no run state).
 node --input-type=module -e '

@@ -27,6 +27,12 @@ if [ ! -x .device/nodebin/node ]; then
   if [ -d dist ]; then tar -xJf .device/bundle.tar.xz --anchored --exclude=dist; else tar -xJf .device/bundle.tar.xz; fi
 fi
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" PATH="$PWD/.device/nodebin:$PATH" TRACE_PYTHON="${TRACE_PYTHON:-$(command -v python3)}"
+# Every run of the sweep checked against the pipeline's configuration schema before anything starts: a misspelt field
+# or a "from" naming no run ends the call here, in one line, rather than in a run's log minutes later.
+node --input-type=module -e '
+import { parseSweepRuns, checkSweep } from "./dist/pipeline/sweep-runs.js";
+try { checkSweep(parseSweepRuns(JSON.parse(process.argv[1]), "TRACE_RUNS"), process.argv[2]); }
+catch (error) { console.error(`mini-v2-base: ${error instanceof Error ? error.message : String(error)}`); process.exit(1); }' "$RUNS" "$CONFIG" || exit 1
 bash scripts/worker-wheels.sh install "$TRACE_PYTHON" || exit 1
 if [ -d .device/python ]; then export PYTHONPATH="$PWD/.device/python${PYTHONPATH:+:$PYTHONPATH}"; fi
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
@@ -38,14 +44,12 @@ mkdir -p "$WORK"
 NAMES=$(node -e 'for (const run of JSON.parse(process.argv[1])) console.log(run.name)' "$RUNS")
 for name in $NAMES; do
   [ -e "$WORK/started-$name" ] && continue
-  node -e '
-const fs = require("fs");
-const [file, runs, name, out] = process.argv.slice(1);
-const runList = JSON.parse(runs);
-const merge = (base, patch) => { for (const [key, value] of Object.entries(patch)) base[key] = value !== null && typeof value === "object" && !Array.isArray(value) && typeof base[key] === "object" ? merge(base[key], value) : value; return base; };
-// A run "from" another one starts from the configuration of that run (its patch included), then applies its own patch.
-const resolve = (run) => merge(run.from === undefined ? JSON.parse(fs.readFileSync(run.config ?? file, "utf8")) : resolve(runList.find((other) => other.name === run.from)), run.patch ?? {});
-fs.writeFileSync(out, JSON.stringify(resolve(runList.find((run) => run.name === name)), null, 2));' "$CONFIG" "$RUNS" "$name" "/tmp/mini-v2-$name.json"
+  # The run's configuration: its base configuration with its patch deep-merged in (src/pipeline/sweep-runs.ts).
+  node --input-type=module -e '
+import { writeFileSync } from "node:fs";
+import { parseSweepRuns, resolveSweepConfig } from "./dist/pipeline/sweep-runs.js";
+const [runs, name, config, out] = process.argv.slice(1);
+writeFileSync(out, JSON.stringify(resolveSweepConfig(parseSweepRuns(JSON.parse(runs), "TRACE_RUNS"), name, config), null, 2));' "$RUNS" "$name" "$CONFIG" "/tmp/mini-v2-$name.json"
   touch "$WORK/started-$name"
   # A run's own "until" (a stage name, or "" for every stage) overrides TRACE_UNTIL.
   until=$(node -e 'const run = JSON.parse(process.argv[1]).find((run) => run.name === process.argv[2]); console.log(run.until ?? process.argv[3])' "$RUNS" "$name" "$UNTIL")

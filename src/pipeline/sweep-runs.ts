@@ -1,0 +1,111 @@
+/**
+ * Sweeps: several `trace run`s of one configuration, each with a patch deep-merged into it, as the device scripts
+ * (`scripts/mini-v2-base.sh`) start them side by side — a JSON list of
+ * `{"name", "config"?, "patch"?, "until"?, "from"?}`. A run "from" another starts from that run's configuration (its
+ * patch included) and applies its own patch on top. Checking a sweep here, against the pipeline's own configuration
+ * schema, catches a misspelt field or a dangling "from" before a device call is spent on it.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { TraceError } from "../spec/trace-error.js";
+import { parsePipelineConfig, type ResolvedPipelineConfig } from "./pipeline-config.js";
+import { PIPELINE_STAGES } from "./run-pipeline.js";
+
+/** A sweep that is not a list of well-formed runs, or whose runs do not resolve to valid configurations; `value` is the offending part. */
+export class SweepError extends TraceError {
+  override readonly name = "SweepError";
+  constructor(
+    message: string,
+    readonly value: unknown,
+  ) {
+    super(message, { category: "usage" });
+  }
+}
+
+const sweepRunSchema = z
+  .object({
+    /** Names the run directory (`runs/mini-v2-NAME`) and the files that come back, so letters, digits, `_` and `-` only. */
+    name: z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '_' and '-' only"),
+    /** The configuration file the patch applies to (default: the sweep's). */
+    config: z.string().min(1).optional(),
+    patch: z.record(z.string(), z.unknown()).optional(),
+    /** The last stage to run, or "" for every stage (default: the script's). */
+    until: z.union([z.literal(""), z.enum(PIPELINE_STAGES)]).optional(),
+    /** A paired variant of the named run, started on a copy of its run directory once it is done. */
+    from: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** One run of a sweep. */
+export type SweepRun = z.infer<typeof sweepRunSchema>;
+
+/** Validates a parsed sweep: a non-empty list of runs with unique names, each "from" naming another run, no cycles. */
+export function parseSweepRuns(value: unknown, source: string): SweepRun[] {
+  const result = z.array(sweepRunSchema).min(1).safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new SweepError(`${source}: ${issue.path.length === 0 ? "(top level)" : issue.path.join(".")}: ${issue.message}`, value);
+  }
+  const runs = result.data;
+  const names = new Set<string>();
+  for (const run of runs) {
+    if (names.has(run.name)) throw new SweepError(`${source}: run name ${JSON.stringify(run.name)} is used twice`, run.name);
+    names.add(run.name);
+  }
+  for (const run of runs) {
+    const seen = new Set<string>([run.name]);
+    for (let current = run; current.from !== undefined; ) {
+      const from = current.from;
+      const next = runs.find((other) => other.name === from);
+      if (next === undefined) throw new SweepError(`${source}: run ${JSON.stringify(current.name)} is "from" ${JSON.stringify(from)}, which is not a run of the sweep`, from);
+      if (seen.has(next.name)) throw new SweepError(`${source}: run ${JSON.stringify(run.name)} is "from" itself through ${[...seen].join(" → ")}`, run.name);
+      seen.add(next.name);
+      current = next;
+    }
+  }
+  return runs;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * `base` with `patch` deep-merged into it (a new object; neither argument changes): objects merge key by key, anything
+ * else in the patch (arrays, scalars, null) replaces what was there.
+ */
+export function mergeConfigPatch(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    const current = merged[key];
+    merged[key] = isPlainObject(value) && isPlainObject(current) ? mergeConfigPatch(current, value) : value;
+  }
+  return merged;
+}
+
+/**
+ * The configuration run `name` of the sweep runs with, unvalidated: its base configuration (the run's `config`, else
+ * `defaultConfig`; or, for a run "from" another, that run's resolved configuration) with its patch merged in.
+ */
+export function resolveSweepConfig(runs: readonly SweepRun[], name: string, defaultConfig: string, readConfig: (file: string) => unknown = readJson): Record<string, unknown> {
+  const run = runs.find((candidate) => candidate.name === name);
+  if (run === undefined) throw new SweepError(`no run named ${JSON.stringify(name)} in the sweep (${runs.map((candidate) => candidate.name).join(", ")})`, name);
+  const base = run.from === undefined ? readConfig(run.config ?? defaultConfig) : resolveSweepConfig(runs, run.from, defaultConfig, readConfig);
+  if (!isPlainObject(base)) throw new SweepError(`${run.config ?? defaultConfig}: a configuration is a JSON object`, base);
+  return mergeConfigPatch(base, run.patch ?? {});
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new SweepError(`${file}: not a readable JSON file (${error instanceof Error ? error.message : String(error)})`, file);
+  }
+}
+
+/** Every run of the sweep resolved and validated by the pipeline's own schema; the first invalid one is named with its fields. */
+export function checkSweep(runs: readonly SweepRun[], defaultConfig: string, readConfig: (file: string) => unknown = readJson): Map<string, ResolvedPipelineConfig> {
+  const checked = new Map<string, ResolvedPipelineConfig>();
+  for (const run of runs) checked.set(run.name, parsePipelineConfig(resolveSweepConfig(runs, run.name, defaultConfig, readConfig), `sweep run ${run.name}`));
+  return checked;
+}
