@@ -20,6 +20,7 @@ test("defaults are applied and paths resolved", () => {
   assert.equal(config.training.learningRate, 1e-5);
   assert.equal(config.analysis.labeler, "reference");
   assert.equal(config.training.keepRollouts, "all");
+  assert.equal(config.environments.calibration.steerByExtremeGroups, false);
 });
 
 test("worker.deterministic adds `--deterministic` to the worker's serve arguments, before any extra ones; off by default", () => {

@@ -163,6 +163,11 @@ const calibrationSchema = z.strictObject({
    * the window by more than this many. 0: point estimates, as the reference.
    */
   standardErrors: z.number().nonnegative().default(0),
+  /**
+   * Whether a difficulty level whose mean is in the window but whose groups are all 0 (all 1) too often moves the
+   * level search easier (harder); false: the search stops at such a level, as in every TRACE-mini run so far.
+   */
+  steerByExtremeGroups: z.boolean().default(false),
   minimumMeanReward: z.number().min(0).max(1).default(0.2),
   maximumMeanReward: z.number().min(0).max(1).default(0.6),
   minimumSuccessRate: z.number().min(0).max(1).default(0.2),

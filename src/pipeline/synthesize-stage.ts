@@ -111,12 +111,13 @@ const CALIBRATION_SEED_BASE = 8_000_000;
 /** The calibration options of the run's configuration (what generated and, when asked, hand-written modules go through). */
 function calibrationOptions(context: PipelineContext): Omit<CalibrationOptions, "runner" | "policy"> {
   const { config } = context;
-  const { seeds, samples, temperature, rounds, standardErrors, ...targets } = config.environments.calibration;
+  const { seeds, samples, temperature, rounds, standardErrors, steerByExtremeGroups, ...targets } = config.environments.calibration;
   return {
     seeds: range(seeds),
     samples,
     rounds,
     standardErrors,
+    steerByExtremeGroups,
     sampling: { temperature, ...(config.training.maxTokens === undefined ? {} : { maxTokens: config.training.maxTokens }) },
     samplingSeedStart: CALIBRATION_SEED_BASE + config.target.seed,
     concurrency: config.training.concurrency,

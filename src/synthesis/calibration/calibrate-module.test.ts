@@ -182,6 +182,21 @@ test("calibrateDifficulty moves easier from a level too hard, stops where the me
   }
 });
 
+test("with steerByExtremeGroups, a level in the window but with too many all-0 groups moves the search easier, to the level that passes", async () => {
+  const levelled = await loadSandboxedModule({ source: levelledModule(4) });
+  const server = await levelPolicy();
+  try {
+    const policy = createChatClient({ baseUrl: server.baseUrl, model: "base" });
+    const report = await calibrateDifficulty({ runner: levelled, policy, seeds: [0, 1, 2, 3], samples: 2, concurrency: 1, steerByExtremeGroups: true });
+    assert.equal(report.passed, true, formatCalibrationReport(report));
+    assert.deepEqual(report.difficulty?.tried.map((tried) => [tried.level, tried.meanReward, tried.passed]), [[4, 0, false], [3, 0.25, false], [2, 0.5, true]]);
+    assert.equal(report.difficulty?.level, 2);
+  } finally {
+    await server.close();
+    await levelled.dispose();
+  }
+});
+
 test("a module without levels is calibrated as it is, and atDifficulty refuses a level it does not have", async () => {
   const server = await scriptedPolicy(2);
   try {

@@ -79,6 +79,12 @@ export interface CalibrationOptions {
    * its mean is nearer the window by more than this many standard errors of the difference, paired over seeds (or it passes).
    */
   standardErrors?: number;
+  /**
+   * Whether a level whose mean reward and success rate are inside the window but whose groups are all 0 too often
+   * (or all 1 too often) steers the level search easier (or harder), as a mean out of the window does (default
+   * false: the search stops there, as it always has).
+   */
+  steerByExtremeGroups?: boolean;
 }
 
 /** Calibration result: the statistics, each seed's rewards, and why it is out of range (if it is). */
@@ -200,7 +206,8 @@ export class CalibrationOptionError extends TraceError {
 /**
  * Calibration that sets a module's difficulty (a module without levels is calibrated as it is): from the module's
  * initial level, one level harder while the base policy does too well (mean reward or success rate above the window),
- * one easier while it does too badly, until a level passes, the direction turns back, or the levels run out. The
+ * one easier while it does too badly (with `steerByExtremeGroups`, also while its mean is in the window but too many
+ * groups are all 0, and harder while too many are all 1), until a level passes, the direction turns back, or the levels run out. The
  * result is the first passing level's report, else the report of the level whose mean reward is nearest the window —
  * but with `standardErrors` above 0 the initial level stays unless that level is nearer by more than `standardErrors`
  * standard errors of the difference, taken seed by seed (`pairedStandardError`): a level whose reward does not move
@@ -219,7 +226,12 @@ export async function calibrateDifficulty(options: CalibrationOptions): Promise<
     if (report.passed) break;
     const tooEasy = report.meanReward > targets.maximumMeanReward || report.successRate > targets.maximumSuccessRate;
     const tooHard = report.meanReward < targets.minimumMeanReward || report.successRate < targets.minimumSuccessRate;
-    const next = tooEasy && !tooHard ? level + 1 : tooHard && !tooEasy ? level - 1 : undefined;
+    let next = tooEasy && !tooHard ? level + 1 : tooHard && !tooEasy ? level - 1 : undefined;
+    if (options.steerByExtremeGroups === true && !tooEasy && !tooHard) {
+      const manyAllZero = report.allZeroFraction > targets.maximumAllZeroFraction;
+      const manyAllOne = report.allOneFraction > targets.maximumAllOneFraction;
+      next = manyAllZero && !manyAllOne ? level - 1 : manyAllOne && !manyAllZero ? level + 1 : undefined;
+    }
     if (next === undefined || next < 0 || next >= difficulty.levels || reports.has(next)) break;
     level = next;
   }
