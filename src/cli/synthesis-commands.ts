@@ -32,6 +32,8 @@ export interface EnvCheckOptions {
   calibrationSeeds?: string;
   calibrationRounds?: string;
   calibrationStandardErrors?: string;
+  /** A level in the window with too many all-0 (all-1) groups moves the level search easier (harder). */
+  calibrationSteerByExtremeGroups?: boolean;
   samples?: string;
   json?: boolean;
   /** Run every gate; by default the first failing gate stops the check (a timeout always does). */
@@ -81,7 +83,7 @@ export async function runEnvCheck(modulePath: string, options: EnvCheckOptions, 
   if (policy !== undefined && report.passed) {
     const runner = await loadSandboxedModule({ source });
     try {
-      calibration = await calibrateDifficulty({ runner, policy, seeds: range(calibrationSeeds), samples, rounds, standardErrors });
+      calibration = await calibrateDifficulty({ runner, policy, seeds: range(calibrationSeeds), samples, rounds, standardErrors, steerByExtremeGroups: options.calibrationSteerByExtremeGroups === true });
     } finally {
       await runner.dispose();
     }
@@ -201,6 +203,7 @@ export function registerSynthesisCommands(program: Command): void {
     .option("--calibration-seeds <n>", "seeds for calibration", "16")
     .option("--calibration-rounds <n>", "most calibration rounds: another runs on the next seeds while a reading is near a window edge", "1")
     .option("--calibration-standard-errors <z>", "standard errors that make a difference real: near an edge takes another round; a level leaves the initial one only when nearer the window by more", "0")
+    .option("--calibration-steer-by-extreme-groups", "a level whose mean is in the window but whose groups are all 0 (all 1) too often moves the level search easier (harder)")
     .option("--samples <k>", "episodes per calibration seed", "4")
     .option("--json", "end with one JSON line {passed, validation, calibration}")
     .option("--all-gates", "run every gate (by default the first failing gate stops the check; a timeout always does)")
