@@ -5,8 +5,8 @@
  * patch included) and applies its own patch on top. Checking a sweep here, against the pipeline's own configuration
  * schema, catches a misspelt field or a dangling "from" before a device call is spent on it.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readJsonFile } from "../envs/core/read-json-file.js";
 import { TraceError } from "../spec/trace-error.js";
 import { parsePipelineConfig, type ResolvedPipelineConfig } from "./pipeline-config.js";
 import { PIPELINE_STAGES } from "./run-pipeline.js";
@@ -95,12 +95,9 @@ export function resolveSweepConfig(runs: readonly SweepRun[], name: string, defa
   return mergeConfigPatch(base, run.patch ?? {});
 }
 
+/** A configuration file read as a JSON object; a missing file or bad JSON is a `DataFileError` naming it. */
 function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new SweepError(`${file}: not a readable JSON file (${error instanceof Error ? error.message : String(error)})`, file);
-  }
+  return readJsonFile(file, z.record(z.string(), z.unknown()));
 }
 
 /** Every run of the sweep resolved and validated by the pipeline's own schema; the first invalid one is named with its fields. */
