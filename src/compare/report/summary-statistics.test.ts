@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { meanInterval, summarize } from "./summary-statistics.js";
+import { fitLine, meanInterval, summarize } from "./summary-statistics.js";
 
 describe("summarize", () => {
   test("uses the sample standard deviation", () => {
@@ -24,5 +24,27 @@ describe("summarize", () => {
     const narrower = meanInterval(summarize([1, 2, 3, 4, 5]), 0.9)!;
     assert.ok(Math.abs(narrower.high - (3 + 2.1318468 * Math.sqrt(0.5))) < 1e-5);
     assert.equal(meanInterval(summarize([0.4])), null);
+  });
+});
+
+describe("fitLine", () => {
+  test("matches a hand computation", () => {
+    // x̄ 1.5, ȳ 2.75, Sxx 5, Sxy 5.5, Syy 8.75: slope 1.1, intercept 1.1, residuals −0.1, 0.8, −1.3, 0.6 (sum of squares 2.7).
+    const fit = fitLine([
+      [0, 1],
+      [1, 3],
+      [2, 2],
+      [3, 5],
+    ]);
+    assert.equal(fit.count, 4);
+    assert.ok(Math.abs(fit.slope - 1.1) < 1e-12);
+    assert.ok(Math.abs(fit.intercept - 1.1) < 1e-12);
+    assert.ok(Math.abs(fit.correlation - 5.5 / Math.sqrt(5 * 8.75)) < 1e-12);
+    assert.ok(Math.abs(fit.residualStandardDeviation - Math.sqrt(2.7 / 2)) < 1e-12);
+  });
+
+  test("refuses fewer than three points and a constant x", () => {
+    assert.throws(() => fitLine([[0, 1], [1, 2]]), /3 or more/);
+    assert.throws(() => fitLine([[2, 1], [2, 2], [2, 5]]), /every x is 2/);
   });
 });
