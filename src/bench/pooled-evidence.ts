@@ -5,11 +5,9 @@
  * (`docs/results/mini-v2/summary-only-splits.json`). One table: the lead over split means and over runs, with their
  * 95% Student-t intervals. Nothing is trained or sampled.
  */
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
-import { poolEvidence, readSummarySplits, type PooledLead, type SummarySplit } from "../compare/evidence-pool.js";
+import { evidenceRunDirectories, poolEvidence, readSummarySplits, type PooledLead, type SummarySplit } from "../compare/evidence-pool.js";
 
 const { values } = parseArgs({
   options: {
@@ -18,13 +16,7 @@ const { values } = parseArgs({
     runs: { type: "string" },
   },
 });
-const root = "docs/results/mini-v2";
-const runDirectories =
-  values.runs?.split(",").filter((entry) => entry !== "") ??
-  readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && /^t\d/.test(entry.name))
-    .map((entry) => path.join(root, entry.name))
-    .sort();
+const runDirectories = evidenceRunDirectories(values.runs);
 let summarySplits: SummarySplit[];
 let leads: PooledLead[];
 try {

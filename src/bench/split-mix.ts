@@ -8,12 +8,11 @@
  * residual standard deviations — how docs/trace-mini-v2.md declares each new split's prediction before its call.
  * Nothing is trained or sampled.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
-import { poolEvidence, readSummarySplits } from "../compare/evidence-pool.js";
+import { evidenceRunDirectories, poolEvidence, readSummarySplits } from "../compare/evidence-pool.js";
 import { fitLine } from "../compare/report/summary-statistics.js";
 import { parsePipelineConfig } from "../pipeline/pipeline-config.js";
 import { closeTargetDomains, loadTargetDomains } from "../pipeline/target-tasks.js";
@@ -39,13 +38,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const root = "docs/results/mini-v2";
-const runDirectories =
-  values.runs?.split(",").filter((entry) => entry !== "") ??
-  readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && /^t\d/.test(entry.name))
-    .map((entry) => path.join(root, entry.name))
-    .sort();
+const runDirectories = evidenceRunDirectories(values.runs);
 const predictStarts = values.predict
   .split(",")
   .filter((entry) => entry !== "")

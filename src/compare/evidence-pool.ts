@@ -6,12 +6,25 @@
  * each group's sum of squares), so the figures are the ones the values themselves would give, up to the summaries'
  * rounding. Used by `npm run bench:pooled-evidence` to recompute the README's pooled figures from the repository.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { TraceError } from "../spec/trace-error.js";
 import { poolResults, readPoolRuns, splitsOf } from "./pool-comparisons.js";
 import { meanInterval, summarize, type MeanInterval, type Summary } from "./report/summary-statistics.js";
 import { pairedDifferences } from "./report/summarize-methods.js";
+
+/**
+ * The run directories to pool: `list` (comma-separated) when given, else every `t*` directory under `root` — the fresh
+ * TRACE-mini v2 test splits' runs kept in the repository.
+ */
+export function evidenceRunDirectories(list: string | undefined, root = "docs/results/mini-v2"): string[] {
+  if (list !== undefined) return list.split(",").filter((entry) => entry !== "");
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^t\d/.test(entry.name))
+    .map((entry) => path.join(root, entry.name))
+    .sort();
+}
 
 /** A file of summary-only splits that does not parse or holds an impossible value. */
 export class SummarySplitsError extends TraceError {
