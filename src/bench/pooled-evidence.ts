@@ -16,10 +16,11 @@ const { values } = parseArgs({
     runs: { type: "string" },
   },
 });
-const runDirectories = evidenceRunDirectories(values.runs);
+let runDirectories: string[];
 let summarySplits: SummarySplit[];
 let leads: PooledLead[];
 try {
+  runDirectories = evidenceRunDirectories(values.runs);
   summarySplits = readSummarySplits(values.summaries);
   leads = poolEvidence(summarySplits, runDirectories);
 } catch (error) {

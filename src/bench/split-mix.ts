@@ -38,7 +38,12 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const runDirectories = evidenceRunDirectories(values.runs);
+let runDirectories: string[];
+try {
+  runDirectories = evidenceRunDirectories(values.runs);
+} catch (error) {
+  fail(`cannot list the run directories: ${(error as Error).message}`);
+}
 const predictStarts = values.predict
   .split(",")
   .filter((entry) => entry !== "")
