@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
+import { pooledMiniSplitStarts } from "../compare/evidence-pool.js";
 import { runEvaluation } from "../pipeline/evaluation-episodes.js";
 import { summarizeMiniFailures, type MiniFailureSummary } from "../pipeline/mini-failures.js";
 import { createPipelineContext } from "../pipeline/pipeline-context.js";
@@ -24,13 +25,13 @@ const { values } = parseArgs({
     config: { type: "string", default: "configs/mini-v2-cpu.json" },
     /** The base checkpoint, or several comma-separated to compare them (one row each, summed over the ranges; default: the configuration's `model.path`). */
     model: { type: "string" },
-    /** First seeds of the held-out ranges, comma-separated (default: the twenty-one fresh test splits of docs/trace-mini-v2.md). */
-    ranges: { type: "string", default: "1600000,1700000,1800000,1900000,2000000,2100000,2200000,2300000,2400000,2500000,2600000,2700000,2800000,2900000,3100000,3200000,3300000,3400000,3500000,3600000,3700000" },
+    /** First seeds of the held-out ranges, comma-separated (default: every fresh test split `npm run bench:pooled-evidence` pools). */
+    ranges: { type: "string" },
     tasks: { type: "string", default: "100" },
   },
 });
-const ranges = values.ranges.split(",").map((text) => Number.parseInt(text, 10));
-if (ranges.some((start) => !Number.isInteger(start) || start < 0)) throw new Error(`--ranges takes comma-separated first seeds, got ${JSON.stringify(values.ranges)}`);
+const ranges = values.ranges === undefined ? pooledMiniSplitStarts() : values.ranges.split(",").map((text) => Number.parseInt(text, 10));
+if (ranges.length === 0 || ranges.some((start) => !Number.isInteger(start) || start < 0)) throw new Error(`--ranges takes comma-separated first seeds, got ${JSON.stringify(values.ranges)}`);
 const taskCount = Number.parseInt(values.tasks, 10);
 if (!(taskCount > 0)) throw new Error(`--tasks takes a positive count, got ${JSON.stringify(values.tasks)}`);
 

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
-import { evidenceRunDirectories, poolEvidence, readSummarySplits } from "../compare/evidence-pool.js";
+import { evidenceRunDirectories, miniSplitRange, poolEvidence, readSummarySplits } from "../compare/evidence-pool.js";
 import { fitLine } from "../compare/report/summary-statistics.js";
 import { parsePipelineConfig } from "../pipeline/pipeline-config.js";
 import { closeTargetDomains, loadTargetDomains } from "../pipeline/target-tasks.js";
@@ -81,11 +81,10 @@ const splits: { name: string; lead?: number; mix: Map<string, number> }[] = [];
 /** How many tasks a split not yet read holds: as many as the first split read. */
 let splitSize = 100;
 for (const [index, { name, lead }] of perSplit.entries()) {
-  const match = /^mini (\d+)–(\d+)$/.exec(name);
-  if (match === null) fail(`split ${JSON.stringify(name)} does not name a TRACE-mini seed range ("mini START–END")`);
-  const start = Number(match[1]);
-  if (index === 0) splitSize = Number(match[2]) - start + 1;
-  splits.push({ name, lead, mix: await mixOf(start, Number(match[2]) - start + 1) });
+  const range = miniSplitRange(name);
+  if (range === undefined) fail(`split ${JSON.stringify(name)} does not name a TRACE-mini seed range ("mini START–END")`);
+  if (index === 0) splitSize = range.count;
+  splits.push({ name, lead, mix: await mixOf(range.start, range.count) });
 }
 for (const start of predictStarts) splits.push({ name: `mini ${start}–${start + splitSize - 1}`, mix: await mixOf(start, splitSize) });
 await closeTargetDomains();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { combineSummaries, poolEvidence, readSummarySplits, SummarySplitsError, type SummarySplit } from "./evidence-pool.js";
+import { combineSummaries, miniSplitRange, poolEvidence, readSummarySplits, SummarySplitsError, type SummarySplit } from "./evidence-pool.js";
 import { PoolComparisonsError } from "./pool-comparisons.js";
 import { result, runOnSplit } from "./report/comparison-test-support.js";
 import { summarize } from "./report/summary-statistics.js";
@@ -108,5 +108,13 @@ describe("readSummarySplits", () => {
     const noTrace = writeSummaries({ splits: [{ name: "a", seeds: 2, passRates: { base: 40 } }] });
     assert.throws(() => readSummarySplits(noTrace), /no pass rate for trace/);
     assert.throws(() => readSummarySplits(path.join(tmpdir(), "no-such-summaries.json")), SummarySplitsError);
+  });
+});
+
+describe("miniSplitRange", () => {
+  test("reads the seed range of a split named as trace pool names it, and nothing else", () => {
+    assert.deepEqual(miniSplitRange("mini 3700000–3700099"), { start: 3700000, count: 100 });
+    assert.equal(miniSplitRange("the target of runs/x"), undefined);
+    assert.equal(miniSplitRange("mini 3700000-3700099"), undefined);
   });
 });

@@ -26,6 +26,26 @@ export function evidenceRunDirectories(list: string | undefined, root = "docs/re
     .sort();
 }
 
+/** The seed range of a TRACE-mini split named as `trace pool` names it ("mini START–END"); undefined for any other name. */
+export function miniSplitRange(name: string): { start: number; count: number } | undefined {
+  const match = /^mini (\d+)–(\d+)$/.exec(name);
+  if (match === null) return undefined;
+  const start = Number(match[1]);
+  return { start, count: Number(match[2]) - start + 1 };
+}
+
+/**
+ * The first seeds of every fresh test split pooled by default (the summary-only ones, then the kept run directories'),
+ * in that order: what the benches that read each split again on a CPU default to.
+ */
+export function pooledMiniSplitStarts(summaries = "docs/results/mini-v2/summary-only-splits.json"): number[] {
+  const lead = poolEvidence(readSummarySplits(summaries), evidenceRunDirectories(undefined)).find((entry) => entry.method === "base");
+  return (lead?.perSplit ?? []).flatMap((split) => {
+    const range = miniSplitRange(split.name);
+    return range === undefined ? [] : [range.start];
+  });
+}
+
 /** A file of summary-only splits that does not parse or holds an impossible value. */
 export class SummarySplitsError extends TraceError {
   override readonly name = "SummarySplitsError";
