@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -8,13 +7,14 @@ import { combineSummaries, miniSplitRange, poolEvidence, readSummarySplits, Summ
 import { PoolComparisonsError } from "./pool-comparisons.js";
 import { result, runOnSplit } from "./report/comparison-test-support.js";
 import { summarize } from "./report/summary-statistics.js";
+import { scratchDirectory } from "../testing/scratch-directory.js";
 
 const BASE = { method: "base", label: "Base agent", group: "baseline" } as const;
 const TRACE = { method: "trace", label: "TRACE", group: "trace" } as const;
 const GEPA = { method: "gepa", label: "GEPA", group: "baseline" } as const;
 
 function writeSummaries(value: unknown): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "trace-summaries-")), "splits.json");
+  const file = path.join(scratchDirectory("trace-summaries-"), "splits.json");
   writeFileSync(file, JSON.stringify(value));
   return file;
 }
@@ -75,7 +75,7 @@ describe("poolEvidence", () => {
   });
 
   test("refuses a run directory without comparison results, as trace pool does", () => {
-    const empty = mkdtempSync(path.join(tmpdir(), "trace-evidence-empty-"));
+    const empty = scratchDirectory("trace-evidence-empty-");
     assert.throws(() => poolEvidence([], [empty]), (error: unknown) => error instanceof PoolComparisonsError && error.runDirectory === empty && /has no comparison results/.test(error.message));
   });
 
@@ -107,7 +107,7 @@ describe("readSummarySplits", () => {
     assert.throws(() => readSummarySplits(ahead), /ahead on 3 seeds of base, more than its 2/);
     const noTrace = writeSummaries({ splits: [{ name: "a", seeds: 2, passRates: { base: 40 } }] });
     assert.throws(() => readSummarySplits(noTrace), /no pass rate for trace/);
-    assert.throws(() => readSummarySplits(path.join(tmpdir(), "no-such-summaries.json")), SummarySplitsError);
+    assert.throws(() => readSummarySplits(path.join(scratchDirectory("trace-summaries-"), "no-such-summaries.json")), SummarySplitsError);
   });
 });
 

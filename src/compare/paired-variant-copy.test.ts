@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { scratchDirectory } from "../testing/scratch-directory.js";
 
 const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/paired-variant-copy.sh");
 
@@ -19,7 +19,7 @@ function touch(file: string): void {
 }
 
 test("paired-variant-copy: keeps the adapters and the other methods' results, drops TRACE's and merge's", () => {
-  const scratch = mkdtempSync(path.join(tmpdir(), "paired-"));
+  const scratch = scratchDirectory("paired-");
   const from = path.join(scratch, "run");
   const kept = ["config.json", "stages/route.json", "adapters/precondition/adapter_config.json", "routing/merged-adapter/adapter_config.json", "compare/seed-1/trace/s1-precondition/adapter_config.json", "compare/seed-1/grpo-target/result.json", "compare/seed-1/gepa/result.json"];
   const dropped = ["stages/compare.json", "compare/episodes.sqlite", "compare/episodes.sqlite-wal", "compare/comparison.md", "compare/comparison.csv", "compare/seed-1/trace/result.json", "compare/seed-1/trace/merged/snapshot-0/adapter_config.json", "compare/seed-1/merge/result.json", "compare/seed-1/merge/adapter/adapter_config.json", "compare/seed-2/trace/result.json"];
@@ -35,7 +35,7 @@ test("paired-variant-copy: keeps the adapters and the other methods' results, dr
 });
 
 test("paired-variant-copy: a run without a comparison is refused with one line naming it", () => {
-  const scratch = mkdtempSync(path.join(tmpdir(), "paired-"));
+  const scratch = scratchDirectory("paired-");
   touch(path.join(scratch, "run", "config.json"));
   const copied = spawnSync("bash", [script, path.join(scratch, "run"), path.join(scratch, "variant")], { encoding: "utf8" });
   assert.equal(copied.status, 1);

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { runPoolCommand } from "../cli/compare-command.js";
 import { evaluationSplitOf, poolComparisons, PoolComparisonsError } from "./pool-comparisons.js";
 import { DomainMismatchError } from "./report/domain-mismatch-error.js";
 import { result, runOnSplit, runWith } from "./report/comparison-test-support.js";
+import { scratchDirectory } from "../testing/scratch-directory.js";
 
 const BASE = { method: "base", label: "Base agent", group: "baseline" } as const;
 const TRACE = { method: "trace", label: "TRACE", group: "trace" } as const;
@@ -26,7 +26,7 @@ describe("poolComparisons", () => {
   const runB = runWith([result({ ...BASE, seed: 0 }, 6, 6, 0), result({ ...TRACE, seed: 0 }, 6, 6, 100), result({ ...GRPO, seed: 0 }, 8, 8, 100)]);
 
   test("every (run, seed) becomes one replicate, in the order the runs are given, and TRACE is paired within it", async () => {
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const out = scratchDirectory("trace-pooled-");
     const { replicates } = await poolComparisons([runA, runB], out);
     assert.deepEqual(
       replicates.map((replicate) => [replicate.replicate, replicate.runDirectory, replicate.seed]),
@@ -63,7 +63,7 @@ describe("poolComparisons", () => {
     const a = runOnSplit(1000, [result({ ...BASE, seed: 0 }, 5, 5, 0), result({ ...TRACE, seed: 0 }, 7, 7, 100), result({ ...BASE, seed: 1 }, 4, 4, 0), result({ ...TRACE, seed: 1 }, 5, 5, 100)]);
     const b = runOnSplit(1000, [result({ ...BASE, seed: 2 }, 4, 4, 0), result({ ...TRACE, seed: 2 }, 7, 7, 100)]);
     const c = runOnSplit(2000, [result({ ...BASE, seed: 3 }, 6, 6, 0), result({ ...TRACE, seed: 3 }, 6, 6, 100), result({ ...BASE, seed: 4 }, 5, 5, 0), result({ ...TRACE, seed: 4 }, 6, 6, 100)]);
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const out = scratchDirectory("trace-pooled-");
     const { splits } = await poolComparisons([a, c, b], out);
     assert.deepEqual(splits, [
       { name: "mini 1000–1099", replicates: [0, 1, 4] },
@@ -80,7 +80,7 @@ describe("poolComparisons", () => {
   });
 
   test("a run without a config is a split of its own, and one split alone adds no split table", async () => {
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const out = scratchDirectory("trace-pooled-");
     const { splits } = await poolComparisons([runA, runB], out);
     assert.deepEqual(splits, [
       { name: runA, replicates: [0, 1] },
@@ -93,7 +93,7 @@ describe("poolComparisons", () => {
   });
 
   test("a target other than TRACE-mini's is its split as a whole; an unreadable config names none", () => {
-    const directory = mkdtempSync(path.join(tmpdir(), "trace-pool-config-"));
+    const directory = scratchDirectory("trace-pool-config-");
     writeFileSync(path.join(directory, "config.json"), JSON.stringify({ target: { kind: "tau2", domains: ["retail"] } }));
     assert.deepEqual(evaluationSplitOf(directory), { key: JSON.stringify({ kind: "tau2", domains: ["retail"] }), name: `the target of ${directory}` });
     writeFileSync(path.join(directory, "config.json"), "{ not json");
@@ -101,7 +101,7 @@ describe("poolComparisons", () => {
   });
 
   test("the CLI's pool command writes the report and says what each replicate is", async () => {
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const out = scratchDirectory("trace-pooled-");
     const lines: string[] = [];
     const files = await runPoolCommand([runA, runB], { out }, (line) => lines.push(line));
     assert.ok(files.includes(path.join(out, "comparison.md")));
@@ -109,14 +109,14 @@ describe("poolComparisons", () => {
   });
 
   test("a run without comparison results, or one given twice, is refused naming it", async () => {
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
-    const empty = mkdtempSync(path.join(tmpdir(), "trace-pool-empty-"));
+    const out = scratchDirectory("trace-pooled-");
+    const empty = scratchDirectory("trace-pool-empty-");
     await assert.rejects(poolComparisons([runA, empty], out), (error: unknown) => error instanceof PoolComparisonsError && error.runDirectory === empty && /no comparison results/.test(error.message));
     await assert.rejects(poolComparisons([runA, runA], out), (error: unknown) => error instanceof PoolComparisonsError && /more than once/.test(error.message));
   });
 
   test("runs evaluated on different domains cannot be pooled", async () => {
-    const out = mkdtempSync(path.join(tmpdir(), "trace-pooled-"));
+    const out = scratchDirectory("trace-pooled-");
     const other = result({ ...BASE, seed: 0 }, 5, 5, 0);
     const oneDomain = runWith([{ ...other, domains: [other.domains[0]!] }]);
     await assert.rejects(poolComparisons([runA, oneDomain], out), DomainMismatchError);

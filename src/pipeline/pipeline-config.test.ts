@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { loadPipelineConfig, parsePipelineConfig, workerServeArguments } from "./pipeline-config.js";
@@ -8,6 +7,7 @@ import { PipelineConfigError } from "./pipeline-config-error.js";
 import { checkRoleEndpoints, MissingApiKeyError, roleEndpoint } from "./endpoints.js";
 import { episodesPerIterationAllowance, grpoMechanisms } from "./capability-grpo.js";
 import { parseGrpoMechanisms } from "../training/grpo-mechanisms.js";
+import { scratchDirectory } from "../testing/scratch-directory.js";
 
 const minimal = { name: "x", model: {}, target: { dataDirectory: "data", domains: ["airline"] }, environments: { map: {} } };
 
@@ -126,7 +126,7 @@ test("errors name every offending field", () => {
 });
 
 test("a missing file and a file that is not JSON are configuration errors", () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "trace-config-"));
+  const directory = scratchDirectory("trace-config-");
   assert.throws(() => loadPipelineConfig(path.join(directory, "none.json")), PipelineConfigError);
   writeFileSync(path.join(directory, "bad.json"), "{");
   assert.throws(() => loadPipelineConfig(path.join(directory, "bad.json")), /not JSON/);

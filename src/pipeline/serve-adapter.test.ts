@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import type { MergeAdaptersOptions } from "../worker/trainer-types.js";
 import { parsePipelineConfig } from "./pipeline-config.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { MergedAdapterMismatchError, mergeAdaptersInto } from "./serve-adapter.js";
+import { scratchDirectory } from "../testing/scratch-directory.js";
 
 /** A context whose worker records the merge requests and "saves" an adapter by writing its config file. */
 function recordingContext(): { context: PipelineContext; merges: MergeAdaptersOptions[] } {
@@ -32,7 +32,7 @@ function recordingContext(): { context: PipelineContext; merges: MergeAdaptersOp
 const sources = ["a", "b", "c"].map((model) => ({ model, adapterPath: `/adapters/${model}` }));
 
 test("mergeAdaptersInto: TIES with the worker's 1/n weights and rank unless they are given; a saved merge is kept", async () => {
-  const directory = mkdtempSync(path.join(tmpdir(), "merge-"));
+  const directory = scratchDirectory("merge-");
   const plain = recordingContext();
   await mergeAdaptersInto(plain.context, "m", sources, path.join(directory, "plain"));
   assert.deepEqual(plain.merges, [{ name: "m", sources: ["a", "b", "c"], method: "ties" }]);
@@ -54,7 +54,7 @@ test("mergeAdaptersInto: TIES with the worker's 1/n weights and rank unless they
 });
 
 test("mergeAdaptersInto: a saved merge of another weight, rank or other sources is refused, naming what differs", async () => {
-  const directory = path.join(mkdtempSync(path.join(tmpdir(), "merge-")), "merged");
+  const directory = path.join(scratchDirectory("merge-"), "merged");
   const { context, merges } = recordingContext();
   await mergeAdaptersInto(context, "m", sources, directory);
   assert.deepEqual(JSON.parse(readFileSync(path.join(directory, "merge.json"), "utf8")), { sources: ["a", "b", "c"], weight: null, rank: null, method: "ties", density: null });

@@ -1,8 +1,8 @@
 /** Hand-made results for the report tests: two methods × three seeds × two domains, numbers worked out by hand. */
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { MethodSeedResult } from "./comparison-types.js";
+import { scratchDirectory } from "../../testing/scratch-directory.js";
 
 /** Builds one result; `passed` per domain out of 10 episodes each. */
 export function result(partial: Pick<MethodSeedResult, "method" | "label" | "group" | "seed">, airline: number, retail: number, spent: number): MethodSeedResult {
@@ -42,7 +42,7 @@ export const OPTIONS = { title: "Comparison on τ²-bench", budget: 1000 };
 
 /** A run directory whose compare/ holds the given results, as `trace compare` writes them. */
 export function runWith(results: readonly MethodSeedResult[]): string {
-  const directory = mkdtempSync(path.join(tmpdir(), "trace-pool-"));
+  const directory = scratchDirectory("trace-pool-");
   for (const entry of results) {
     const file = path.join(directory, "compare", `seed-${entry.seed}`, entry.method, "result.json");
     mkdirSync(path.dirname(file), { recursive: true });
