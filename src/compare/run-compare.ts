@@ -16,7 +16,7 @@ import { loadTargetDomains } from "../pipeline/target-tasks.js";
 import { passRate, sumPassCounts } from "../pipeline/pass-counts.js";
 import { episodesPerIterationAllowance, type GrpoTrainer } from "../pipeline/capability-grpo.js";
 import { METHOD_INFO, type CompareMethod } from "./compare-methods.js";
-import type { CompareCapability, CompareSetup, MethodOutcome, SnapshotPolicy } from "./compare-setup.js";
+import type { CompareCapability, CompareSetup, MethodOutcome, Snapshot, SnapshotPolicy } from "./compare-setup.js";
 import { evaluateSnapshot, type DomainScore } from "./evaluate-snapshot.js";
 import { runGepaMethod } from "./methods/gepa-method.js";
 import { runMergeMethod } from "./methods/merge-method.js";
@@ -110,6 +110,50 @@ export function snapshotLabel(seed: number, method: CompareMethod, episodes: num
   return `${label}|${createHash("sha256").update(canonical).digest("hex").slice(0, 12)}`;
 }
 
+/**
+ * What a snapshot's policy is, as a key: the same key is the same agent. A prompt policy with the empty candidate is
+ * the base model (GEPA's "agent's own prompt": nothing is appended to the system prompt).
+ */
+function policyKey(policy: SnapshotPolicy, base: string): string {
+  switch (policy.kind) {
+    case "model":
+      return JSON.stringify(["model", policy.model, policy.adapterPath ?? null]);
+    case "prompt":
+      if (Object.keys(policy.candidate).length === 0) return policyKey({ kind: "model", model: base }, base);
+      return JSON.stringify(["prompt", Object.entries(policy.candidate).sort(([left], [right]) => left.localeCompare(right))]);
+    case "routed":
+      return JSON.stringify(["routed", Object.entries(policy.adapters).sort(([left], [right]) => left.localeCompare(right)).map(([capability, adapter]) => [capability, adapter.model, adapter.adapterPath])]);
+  }
+}
+
+/**
+ * A method's curve: the base agent's scores at 0 episodes, then each snapshot's. A snapshot whose policy was scored
+ * already — the base agent (GEPA deploying the agent's own prompt), or an earlier snapshot's (GEPA keeping its
+ * candidate, a GRPO run whose latest checkpoint is still the earlier snapshot's) — takes those scores rather than
+ * evaluating the same agent on the same tasks and sampling seeds again.
+ */
+export async function scoreSnapshots(
+  snapshots: readonly Snapshot[],
+  base: string,
+  baseScores: DomainScore[],
+  evaluate: (snapshot: Snapshot) => Promise<DomainScore[]>,
+): Promise<MethodSeedRecord["snapshots"]> {
+  const basePolicy: SnapshotPolicy = { kind: "model", model: base };
+  const scored = new Map<string, DomainScore[]>([[policyKey(basePolicy, base), baseScores]]);
+  const curve: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: basePolicy, domains: baseScores }];
+  for (const snapshot of snapshots) {
+    const key = policyKey(snapshot.policy, base);
+    if (snapshot.episodes === 0 && key === policyKey(basePolicy, base)) continue;
+    let domains = scored.get(key);
+    if (domains === undefined) {
+      domains = await evaluate(snapshot);
+      scored.set(key, domains);
+    }
+    curve.push({ ...snapshot, domains });
+  }
+  return curve;
+}
+
 /** Runs the comparison; returns the paths of the written report files. */
 export async function runCompare(options: RunCompareOptions): Promise<string[]> {
   const { context } = options;
@@ -151,12 +195,9 @@ export async function runCompare(options: RunCompareOptions): Promise<string[]> 
       const started = Date.now();
       const outcome: MethodOutcome = method === "base" ? { snapshots: [], budget: createRolloutBudget({ limit: budgetLimit }).summary(), notes: [] } : await runMethod(method, setup);
       if (method === "trace") traceSpent(outcome.budget.spent);
-      const snapshots: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: { kind: "model", model: base }, domains: baseScores }];
-      for (const snapshot of outcome.snapshots) {
-        if (snapshot.episodes === 0 && snapshot.policy.kind === "model" && snapshot.policy.model === base) continue;
-        const scores = await evaluateSnapshot({ context: seedContext, domains, routing, policy: snapshot.policy, label: snapshotLabel(seed, method, snapshot.episodes, snapshot.policy), store });
-        snapshots.push({ ...snapshot, domains: scores });
-      }
+      const snapshots: MethodSeedRecord["snapshots"] = await scoreSnapshots(outcome.snapshots, base, baseScores, (snapshot) =>
+        evaluateSnapshot({ context: seedContext, domains, routing, policy: snapshot.policy, label: snapshotLabel(seed, method, snapshot.episodes, snapshot.policy), store }),
+      );
       const final = snapshots.at(-1)!;
       const machine = await seedContext.machine();
       const evaluation = snapshots.reduce((sum, snapshot) => sum + snapshot.domains.reduce((total, domain) => total + domain.total, 0), 0);
