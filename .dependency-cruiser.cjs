@@ -22,7 +22,7 @@ module.exports = {
       name: "test-support-in-tests-only",
       severity: "error",
       comment: "src/testing/ is test support: only tests (and test support) import it",
-      from: { path: "^src/", pathNot: ["\\.test\\.ts$", "^src/testing/"] },
+      from: { path: "^src/", pathNot: ["\\.test\\.ts$", "-test-support\\.ts$", "^src/testing/"] },
       to: { path: "^src/testing/" },
     },
     {
