@@ -6,26 +6,15 @@
  * groups with a reward spread (only those are trained on), sampled assistant turns per trained episode, trained tokens
  * per sequence, and seconds per sampled episode (sampling and the update together). Nothing is sampled or trained.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { markdownTable } from "markdown-table";
+import { readMetricsLines } from "../dashboard/training-view.js";
+import type { GrpoIterationMetrics } from "../training/grpo-types.js";
 
 function fail(message: string): never {
   console.error(`bench:training-episodes: ${message}`);
   process.exit(1);
-}
-
-/** The fields of one `metrics.jsonl` line this bench reads (`GrpoIterationMetrics`). */
-interface IterationLine {
-  episodes: number;
-  groupsKept: number;
-  groupsDropped: number;
-  samplingRounds: number;
-  turnsKept: number;
-  turnsDropped: number;
-  sequences: number;
-  tokens: number;
-  seconds: number;
 }
 
 /** Every GRPO metrics file of a run directory, named by where it sits (`train/ADAPTER`, `compare/seed-S/METHOD`). */
@@ -47,33 +36,23 @@ function metricsFiles(runDirectory: string): { name: string; file: string }[] {
   return found;
 }
 
-function readLines(file: string): IterationLine[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line, index) => {
-      try {
-        return JSON.parse(line) as IterationLine;
-      } catch {
-        fail(`${file}: line ${index + 1} is not JSON`);
-      }
-    });
-}
-
 const runDirectories = process.argv.slice(2).filter((argument) => argument !== "--");
 if (runDirectories.length === 0) fail("name one or more run directories (RUN_DIR [RUN_DIR…])");
-const sum = (lines: IterationLine[], field: keyof IterationLine) => lines.reduce((total, line) => total + line[field], 0);
+type Counted = "episodes" | "groupsKept" | "groupsDropped" | "samplingRounds" | "turnsKept" | "turnsDropped" | "sequences" | "tokens" | "seconds";
+const sum = (lines: GrpoIterationMetrics[], field: Counted) => lines.reduce((total, line) => total + line[field], 0);
 const rows: string[][] = [];
 for (const runDirectory of runDirectories) {
   if (!existsSync(runDirectory)) fail(`no run directory ${runDirectory}`);
   const files = metricsFiles(runDirectory);
   if (files.length === 0) fail(`${runDirectory} holds no GRPO metrics (adapters/ADAPTER/metrics.jsonl or compare/seed-S/METHOD/ADAPTER/metrics.jsonl)`);
   for (const { name, file } of files) {
-    const lines = readLines(file);
+    const { iterations: lines, problems } = readMetricsLines(file);
+    if (problems.length > 0) fail(`${file}: ${problems[0]}`);
     const episodes = sum(lines, "episodes");
-    const groups = sum(lines, "groupsKept") + sum(lines, "groupsDropped");
+    const kept = sum(lines, "groupsKept");
+    const groups = kept + sum(lines, "groupsDropped");
     // Turns are counted over the kept groups only (those trained on), so per episode of those groups.
-    const trainedEpisodes = groups === 0 ? 0 : (episodes * sum(lines, "groupsKept")) / groups;
+    const trainedEpisodes = groups === 0 ? 0 : (episodes * kept) / groups;
     const sequences = sum(lines, "sequences");
     const seconds = sum(lines, "seconds");
     rows.push([
@@ -82,7 +61,7 @@ for (const runDirectory of runDirectories) {
       String(lines.length),
       String(episodes),
       String(sum(lines, "samplingRounds")),
-      groups === 0 ? "-" : (sum(lines, "groupsKept") / groups).toFixed(2),
+      groups === 0 ? "-" : (kept / groups).toFixed(2),
       trainedEpisodes === 0 ? "-" : ((sum(lines, "turnsKept") + sum(lines, "turnsDropped")) / trainedEpisodes).toFixed(2),
       sequences === 0 ? "-" : (sum(lines, "tokens") / sequences).toFixed(1),
       seconds.toFixed(1),

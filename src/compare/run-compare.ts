@@ -106,8 +106,12 @@ function overall(domains: readonly DomainScore[]): number {
 export function snapshotLabel(seed: number, method: CompareMethod, episodes: number, policy: SnapshotPolicy): string {
   const label = `seed-${seed}|${method}|${episodes}`;
   if (policy.kind !== "prompt") return label;
-  const canonical = JSON.stringify(Object.entries(policy.candidate).sort(([left], [right]) => left.localeCompare(right)));
-  return `${label}|${createHash("sha256").update(canonical).digest("hex").slice(0, 12)}`;
+  return `${label}|${createHash("sha256").update(JSON.stringify(byName(policy.candidate))).digest("hex").slice(0, 12)}`;
+}
+
+/** A record's entries in name order: the same candidate or adapter set, whatever order its keys were written in. */
+function byName<Value>(record: Readonly<Record<string, Value>>): [string, Value][] {
+  return Object.entries(record).sort(([left], [right]) => left.localeCompare(right));
 }
 
 /**
@@ -120,9 +124,9 @@ function policyKey(policy: SnapshotPolicy, base: string): string {
       return JSON.stringify(["model", policy.model, policy.adapterPath ?? null]);
     case "prompt":
       if (Object.keys(policy.candidate).length === 0) return policyKey({ kind: "model", model: base }, base);
-      return JSON.stringify(["prompt", Object.entries(policy.candidate).sort(([left], [right]) => left.localeCompare(right))]);
+      return JSON.stringify(["prompt", byName(policy.candidate)]);
     case "routed":
-      return JSON.stringify(["routed", Object.entries(policy.adapters).sort(([left], [right]) => left.localeCompare(right)).map(([capability, adapter]) => [capability, adapter.model, adapter.adapterPath])]);
+      return JSON.stringify(["routed", byName(policy.adapters).map(([capability, adapter]) => [capability, adapter.model, adapter.adapterPath])]);
   }
 }
 
@@ -139,11 +143,12 @@ export async function scoreSnapshots(
   evaluate: (snapshot: Snapshot) => Promise<DomainScore[]>,
 ): Promise<MethodSeedRecord["snapshots"]> {
   const basePolicy: SnapshotPolicy = { kind: "model", model: base };
-  const scored = new Map<string, DomainScore[]>([[policyKey(basePolicy, base), baseScores]]);
+  const baseKey = policyKey(basePolicy, base);
+  const scored = new Map<string, DomainScore[]>([[baseKey, baseScores]]);
   const curve: MethodSeedRecord["snapshots"] = [{ episodes: 0, policy: basePolicy, domains: baseScores }];
   for (const snapshot of snapshots) {
     const key = policyKey(snapshot.policy, base);
-    if (snapshot.episodes === 0 && key === policyKey(basePolicy, base)) continue;
+    if (snapshot.episodes === 0 && key === baseKey) continue;
     let domains = scored.get(key);
     if (domains === undefined) {
       domains = await evaluate(snapshot);
