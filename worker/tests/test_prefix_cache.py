@@ -1,6 +1,7 @@
 """Prefix caching: a prompt that starts like a cached one reuses its keys and values and samples what a cold prefill
-samples; entries are per adapter, evicted least recently used within the byte budget, and dropped after a call that may
-change their weights (only the changed adapter's after a trainer call that names it)."""
+samples; entries are per adapter, evicted least recently used within the byte budget (a conversation's later turn
+replacing the entries it covers), and dropped after a call that may change their weights (only the changed adapter's
+after a trainer call that names it)."""
 
 from __future__ import annotations
 
@@ -43,10 +44,14 @@ def test_a_prompt_that_starts_like_a_cached_one_prefills_only_the_rest_and_sampl
     warm = Sampler(engine, cuda_graphs=False)
     warm.generate([ask(first_turn, 9)])  # caches the first turn's prompt (base model only)
     reused_before = warm.prefixes.reused_tokens
+    fed_before, positions_before = warm.prefill_tokens, warm.prefill_positions
     actual = warm.generate(requests)  # one prefill: rows with prefixes of 64, 48, 0, 0 and 31 tokens side by side
     # second_turn reuses the 4 full blocks of first_turn (64 of its 71 tokens), other the system prompt's 3 blocks, the
     # adapter's row nothing (keys and values depend on the weights), and a prompt that is all cached keeps one token.
     assert warm.prefixes.reused_tokens - reused_before == 64 + 48 + 31
+    # Fed after those prefixes: 47 + 7 + 37 + 1 tokens on the base model (four rows of 47 columns), the adapter's 111.
+    assert warm.prefill_tokens - fed_before == 47 + 7 + 37 + 1 + 111
+    assert warm.prefill_positions - positions_before == 4 * 47 + 111
     for mine, reference in zip(actual, expected):
         same(mine, reference)
 
@@ -68,6 +73,26 @@ def test_the_cache_keeps_the_most_recently_used_within_its_budget() -> None:
     assert cache.lookup("adapter", a + [7]) is None
     assert cache.lookup(None, a[:BLOCK] + [7] * BLOCK)[1] == BLOCK  # type: ignore[index]
     assert cache.lookup(None, a[: BLOCK - 1]) is None
+
+
+def test_a_conversation_keeps_one_entry_its_later_turns_replacing_the_earlier() -> None:
+    def entry(tokens: list[int]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        return [torch.zeros(1, 1, len(tokens), 4)], [torch.zeros(1, 1, len(tokens), 4)]
+
+    system = list(range(100, 100 + 2 * BLOCK))
+    first_turn = system + list(range(200, 200 + BLOCK + 5))  # 3 full blocks and 5 tokens
+    second_turn = first_turn + list(range(300, 300 + BLOCK))  # the same conversation one turn later
+    other_task = system + list(range(400, 400 + BLOCK))  # shares only the system prompt's blocks
+    cache = PrefixCache(capacity_bytes=1 << 20)
+    cache.store(None, first_turn, *entry(first_turn))
+    cache.store(None, other_task, *entry(other_task))
+    cache.store(None, first_turn, *entry(first_turn), salt="tenant")  # the same blocks under another salt
+    cache.store(None, second_turn, *entry(second_turn))
+    # The first turn's entry went (every full block of it is the second turn's); the other task's and the salted stay.
+    assert cache.used_bytes == sum(2 * len(tokens) * 4 * 4 for tokens in (other_task, first_turn, second_turn))
+    assert cache.lookup(None, first_turn + [7])[1] == 3 * BLOCK  # type: ignore[index]
+    assert cache.lookup(None, other_task + [7])[1] == 3 * BLOCK  # type: ignore[index]
+    assert cache.lookup(None, first_turn + [7], salt="tenant")[1] == 3 * BLOCK  # type: ignore[index]
 
 
 def test_a_call_drops_the_cache(engine: Engine) -> None:

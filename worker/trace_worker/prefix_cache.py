@@ -76,6 +76,19 @@ class PrefixCache:
             if self._index.get(key) == entry_id:
                 del self._index[key]
 
+    def _drop_covered(self, entry: CachedPrefix) -> None:
+        """Evicts the entries whose every full block `entry` holds too (an earlier turn of the same conversation, the
+        prompt whose reply `entry` adds): lookups only ever reuse full blocks, so `entry` answers for all they could,
+        and a conversation keeps one entry instead of a copy of its prefix per turn."""
+        covered = {self._index.get(key) for key in entry.hashes} - {None}
+        for entry_id in covered:
+            assert entry_id is not None
+            older = self._entries[entry_id]
+            blocks = len(older.hashes)
+            if 0 < blocks <= len(entry.hashes) and older.hashes[blocks - 1] == entry.hashes[blocks - 1] and older.salt == entry.salt:
+                if older.tokens[: blocks * BLOCK] == entry.tokens[: blocks * BLOCK]:
+                    self._evict(entry_id)
+
     def lookup(self, adapter: str | None, tokens: list[int], salt: str | None = None) -> tuple[CachedPrefix, int] | None:
         """The cached prefix (of the same salt) sharing the most leading blocks with `tokens`, and how many tokens to
         reuse from it (at least one token of `tokens` is left to prefill, for its logits)."""
@@ -105,11 +118,12 @@ class PrefixCache:
         size = entry.bytes
         if size > self.capacity_bytes or len(tokens) < BLOCK:
             return
+        entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK, salt)]
+        self._drop_covered(entry)
         while self._entries and self.used_bytes + size > self.capacity_bytes:
             self._evict(next(iter(self._entries)))
         entry_id = self._next_id
         self._next_id += 1
-        entry.hashes = [(adapter, key) for key in _chain(tokens, len(tokens) // BLOCK, salt)]
         for key in entry.hashes:
             self._index[key] = entry_id  # the newest entry answers for a shared block
         self._entries[entry_id] = entry

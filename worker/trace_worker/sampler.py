@@ -177,6 +177,10 @@ class Sampler:
         self.prefixes = PrefixCache(prefix_cache_bytes)
         # The running waves, at most one per adapter (None: the base model).
         self.waves: dict[str | None, _Wave] = {}
+        #: Prompt tokens prefilled (after any cached prefix), and the positions the prefill forwards computed for them
+        #: (rows × the longest fed part: padding included).
+        self.prefill_tokens = 0
+        self.prefill_positions = 0
 
     def context_length(self) -> int:
         return int(getattr(self.engine.base.config, "max_position_embeddings", 4096))
@@ -323,6 +327,8 @@ class Sampler:
             attention[index, past - length : past] = 1
             attention[index, width - fed :] = 1
             positions[index, rest - fed :] = torch.arange(length, len(prompt))
+        self.prefill_tokens += sum(len(prompt) - length for prompt, length in zip(prompts, reused))
+        self.prefill_positions += count * rest
         input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
         if past > 0:
             assert cache is not None

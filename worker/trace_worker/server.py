@@ -178,6 +178,8 @@ class WorkerApplication:
             "call_seconds": round(self.executor.call_seconds, 3),
             "prompt_tokens": self.sampler.prefixes.looked_up_tokens,
             "prefix_cached_tokens": self.sampler.prefixes.reused_tokens,
+            "prefill_tokens": self.sampler.prefill_tokens,
+            "prefill_positions": self.sampler.prefill_positions,
         }
 
     def models(self) -> dict[str, Any]:
