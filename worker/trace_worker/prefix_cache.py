@@ -78,8 +78,8 @@ class PrefixCache:
 
     def _drop_covered(self, entry: CachedPrefix) -> None:
         """Evicts the entries whose every full block `entry` holds too (an earlier turn of the same conversation, the
-        prompt whose reply `entry` adds): lookups only ever reuse full blocks, so `entry` answers for all they could,
-        and a conversation keeps one entry instead of a copy of its prefix per turn."""
+        same prompt sampled again): lookups only ever reuse full blocks, so `entry` answers for all they could, and a
+        conversation keeps one entry instead of a copy of its prefix per turn."""
         covered = {self._index.get(key) for key in entry.hashes} - {None}
         for entry_id in covered:
             assert entry_id is not None
