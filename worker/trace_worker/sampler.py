@@ -323,11 +323,11 @@ class Sampler:
         positions = torch.zeros((count, rest), dtype=torch.long)
         for index, (prompt, length) in enumerate(zip(prompts, reused)):
             fed = len(prompt) - length
+            self.prefill_tokens += fed
             input_ids[index, rest - fed :] = torch.tensor(prompt[length:])
             attention[index, past - length : past] = 1
             attention[index, width - fed :] = 1
             positions[index, rest - fed :] = torch.arange(length, len(prompt))
-        self.prefill_tokens += sum(len(prompt) - length for prompt, length in zip(prompts, reused))
         self.prefill_positions += count * rest
         input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
         if past > 0:
