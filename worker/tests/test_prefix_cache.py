@@ -56,6 +56,25 @@ def test_a_prompt_that_starts_like_a_cached_one_prefills_only_the_rest_and_sampl
         same(mine, reference)
 
 
+def test_requests_with_the_same_prompt_in_one_prefill_are_prefilled_once_and_sample_as_apart(engine: Engine) -> None:
+    engine.stop_token_ids = []
+    task = list(range(100, 140))
+    other = list(range(200, 230))
+    salted = SamplingRequest(prompt_ids=task, max_tokens=10, temperature=1.0, seed=5, top_logprobs=3, cache_salt="tenant")
+    requests = [ask(task, 1), ask(task, 2), ask(other, 3), ask(task, 4), salted]
+    alone = Sampler(engine, cuda_graphs=False, prefix_cache_bytes=0)
+    expected = [alone.generate([request])[0] for request in requests]
+
+    together = Sampler(engine, cuda_graphs=False, prefix_cache_bytes=0)
+    actual = together.generate(requests)  # one prefill: the task's three unsalted rows share one forward row
+    assert together.prompt_tokens == 4 * 40 + 30
+    assert together.prefill_tokens == 40 + 30 + 40  # the task, the other prompt, the salted task
+    assert together.prefill_positions == 3 * 40
+    for mine, reference in zip(actual, expected):
+        same(mine, reference)
+    assert actual[0].completion_ids != actual[1].completion_ids  # each row still samples with its own seed
+
+
 def test_the_cache_keeps_the_most_recently_used_within_its_budget() -> None:
     def entry(tokens: list[int]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         return [torch.zeros(1, 1, len(tokens), 4)], [torch.zeros(1, 1, len(tokens), 4)]

@@ -181,6 +181,8 @@ class Sampler:
         #: (rows × the longest fed part: padding included).
         self.prefill_tokens = 0
         self.prefill_positions = 0
+        #: Prompt tokens of every request prefilled (a prompt repeated in one prefill counts each time).
+        self.prompt_tokens = 0
 
     def context_length(self) -> int:
         return int(getattr(self.engine.base.config, "max_position_embeddings", 4096))
@@ -308,10 +310,23 @@ class Sampler:
         `static`, a captured static-cache step decodes the wave when the graph decoder can (rows join it in free slots)."""
         engine = self.engine
         device = engine.device
-        count = len(rows)
         cache = growing_cache(engine.base.config)
-        prompts = [row.request.prompt_ids for row in rows]
-        salts = [row.request.cache_salt for row in rows]
+        # Rows with the same prompt (a GRPO group's first turns: sixteen samples of one task) are prefilled once and
+        # their keys, values and logits copied to each: `expand` maps each row to its distinct prompt (on the growing
+        # cache, whose layers are plain tensors; transformers' other caches keep one prefill row per request).
+        distinct: dict[tuple[Any, ...], int] = {}
+        expand: list[int] = []
+        firsts: list[_Row] = []
+        for number, row in enumerate(rows):
+            key = (tuple(row.request.prompt_ids), row.request.cache_salt) if cache is not None else (number,)
+            if key not in distinct:
+                distinct[key] = len(firsts)
+                firsts.append(row)
+            expand.append(distinct[key])
+        prompts = [row.request.prompt_ids for row in firsts]
+        salts = [row.request.cache_salt for row in firsts]
+        count = len(prompts)
+        self.prompt_tokens += sum(len(row.request.prompt_ids) for row in rows)
         found = [self.prefixes.lookup(adapter, prompt, salt) if cache is not None else None for prompt, salt in zip(prompts, salts)]
         reused = [0 if match is None else match[1] for match in found]
         past = max(reused)
@@ -348,6 +363,12 @@ class Sampler:
         logits = output.logits[:, -1, :]
         if cache is not None and self.prefixes.capacity_bytes > 0:
             self._remember(adapter, prompts, salts, reused, attention, output.past_key_values)
+        if count < len(rows):
+            index = torch.tensor(expand, device=device)
+            logits, attention, positions = logits.index_select(0, index), attention.index_select(0, index), positions.index_select(0, index)
+            assert cache is not None
+            for layer in output.past_key_values.layers:
+                layer.keys, layer.values = layer.keys.index_select(0, index), layer.values.index_select(0, index)
         steps = max(row.request.max_tokens for row in rows)
         stepper: EagerStepper | GraphStepper | None = None
         if static and steps > 1:

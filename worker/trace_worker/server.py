@@ -176,7 +176,7 @@ class WorkerApplication:
             "decode_steps": self.executor.decode_steps,
             "sampling_seconds": round(self.executor.sampling_seconds, 3),
             "call_seconds": round(self.executor.call_seconds, 3),
-            "prompt_tokens": self.sampler.prefixes.looked_up_tokens,
+            "prompt_tokens": self.sampler.prompt_tokens,
             "prefix_cached_tokens": self.sampler.prefixes.reused_tokens,
             "prefill_tokens": self.sampler.prefill_tokens,
             "prefill_positions": self.sampler.prefill_positions,
