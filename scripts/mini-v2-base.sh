@@ -2,8 +2,9 @@
 # TRACE-mini v2, the base agent on a GPU machine without Node (the device of the tool library): several runs at once,
 # each `trace run CONFIG --until analyze` (TRACE_UNTIL) in its own run directory with a patch deep-merged into it — by default
 # three base-training seeds of TRACE_CONFIG (initTiny.seed and target.seed), or
-# TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}, "until": STAGE or "", "from": NAME}, …]'
-# ("from": a paired variant of run NAME, started once it is done on a copy of its run directory): SFT on the expert's
+# TRACE_RUNS='[{"name": …, "config": "configs/….json" (default TRACE_CONFIG), "patch": {…}, "until": STAGE or "", "from": NAME, "after": NAME}, …]'
+# ("from": a paired variant of run NAME, started once it is done on a copy of its run directory; "after": started once
+# run NAME is done, in its own run directory): SFT on the expert's
 # demonstrations, the mechanics on held-out demonstrations, the base rollouts with the failures attributed to the
 # designed deficits, and the reference analysis. Prints one table; archives each run's base/sft.json (mechanics),
 # base/failures.json, eval/base-failures.json and analysis report into $OUT, and the merged base checkpoints of the runs named in TRACE_KEEP_MODELS
@@ -58,6 +59,10 @@ writeFileSync(out, JSON.stringify(resolveSweepConfig(parseSweepRuns(JSON.parse(r
   from=$(node -e 'const run = JSON.parse(process.argv[1]).find((run) => run.name === process.argv[2]); console.log(run.from ?? "")' "$RUNS" "$name")
   prepare=""
   [ -n "$from" ] && prepare="while [ ! -e $WORK/done-$from ]; do sleep 5; done; bash scripts/paired-variant-copy.sh runs/mini-v2-$from runs/mini-v2-$name;"
+  # A run "after" NAME starts once that run is done, in its own run directory (say, on the base it trained:
+  # model.path runs/mini-v2-NAME/model).
+  after=$(node -e 'const run = JSON.parse(process.argv[1]).find((run) => run.name === process.argv[2]); console.log(run.after ?? "")' "$RUNS" "$name")
+  [ -n "$after" ] && prepare="$prepare while [ ! -e $WORK/done-$after ]; do sleep 5; done;"
   setsid bash -c "$prepare timeout $RUN_LIMIT node bin/trace.js run /tmp/mini-v2-$name.json --run-dir runs/mini-v2-$name ${until:+--until $until} > $WORK/log-$name.txt 2>&1; echo \"exit \$?\" >> $WORK/log-$name.txt; touch $WORK/done-$name" < /dev/null > /dev/null 2>&1 &
 done
 started=$(date +%s)

@@ -47,7 +47,11 @@ test("a malformed sweep is refused in one line naming what is wrong", () => {
   refuses([{ name: "a", patsh: {} }], /patsh/);
   refuses([{ name: "a" }, { name: "a" }], /"a" is used twice/);
   refuses([{ name: "a", from: "z" }], /"a" is "from" "z", which is not a run/);
-  refuses([{ name: "a", from: "b" }, { name: "b", from: "a" }], /"a" is "from" itself through a → b/);
+  refuses([{ name: "a", from: "b" }, { name: "b", from: "a" }], /"a" is "from" itself through a → b → a/);
+  refuses([{ name: "a", after: "z" }], /"a" is "after" "z", which is not a run/);
+  refuses([{ name: "a", after: "b" }, { name: "b", from: "a" }], /"a" is "from" itself through a → b → a/);
+  refuses([{ name: "a", after: "a" }], /"a" is "after" itself through a → a/);
+  assert.equal(parseSweepRuns([{ name: "a" }, { name: "b", after: "a" }, { name: "c", from: "a", after: "b" }], "s.json").length, 3);
   assert.equal(parseSweepRuns([{ name: "a", until: "" }, { name: "b", until: "compare" }], "s.json").length, 2);
 });
 

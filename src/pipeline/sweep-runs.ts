@@ -1,9 +1,11 @@
 /**
  * Sweeps: several `trace run`s of one configuration, each with a patch deep-merged into it, as the device scripts
  * (`scripts/mini-v2-base.sh`) start them side by side — a JSON list of
- * `{"name", "config"?, "patch"?, "until"?, "from"?}`. A run "from" another starts from that run's configuration (its
- * patch included) and applies its own patch on top. Checking a sweep here, against the pipeline's own configuration
- * schema, catches a misspelt field or a dangling "from" before a device call is spent on it.
+ * `{"name", "config"?, "patch"?, "until"?, "from"?, "after"?}`. A run "from" another starts from that run's
+ * configuration (its patch included) and applies its own patch on top; a run "after" another starts once that one is
+ * done (for example on the base it trained, `model.path` `runs/mini-v2-NAME/model`). Checking a sweep here, against the
+ * pipeline's own configuration schema, catches a misspelt field or a dangling "from" or "after" before a device call is
+ * spent on it.
  */
 import { z } from "zod";
 import { readJsonFile } from "../envs/core/read-json-file.js";
@@ -33,13 +35,15 @@ const sweepRunSchema = z
     until: z.union([z.literal(""), z.enum(PIPELINE_STAGES)]).optional(),
     /** A paired variant of the named run, started on a copy of its run directory once it is done. */
     from: z.string().min(1).optional(),
+    /** A run started once the named run is done, in its own run directory. */
+    after: z.string().min(1).optional(),
   })
   .strict();
 
 /** One run of a sweep. */
 export type SweepRun = z.infer<typeof sweepRunSchema>;
 
-/** Validates a parsed sweep: a non-empty list of runs with unique names, each "from" naming another run, no cycles. */
+/** Validates a parsed sweep: a non-empty list of runs with unique names, each "from" and "after" naming another run, no cycles. */
 export function parseSweepRuns(value: unknown, source: string): SweepRun[] {
   const result = z.array(sweepRunSchema).min(1).safeParse(value);
   if (!result.success) {
@@ -52,17 +56,20 @@ export function parseSweepRuns(value: unknown, source: string): SweepRun[] {
     if (names.has(run.name)) throw new SweepError(`${source}: run name ${JSON.stringify(run.name)} is used twice`, run.name);
     names.add(run.name);
   }
+  // Each run waits for the runs it is "from" or "after": a chain that comes back to its start would wait forever.
+  const waitsFor = (run: SweepRun) => (["from", "after"] as const).flatMap((field) => (run[field] === undefined ? [] : [{ field, name: run[field] }]));
   for (const run of runs) {
-    const seen = new Set<string>([run.name]);
-    for (let current = run; current.from !== undefined; ) {
-      const from = current.from;
-      const next = runs.find((other) => other.name === from);
-      if (next === undefined) throw new SweepError(`${source}: run ${JSON.stringify(current.name)} is "from" ${JSON.stringify(from)}, which is not a run of the sweep`, from);
-      if (seen.has(next.name)) throw new SweepError(`${source}: run ${JSON.stringify(run.name)} is "from" itself through ${[...seen].join(" → ")}`, run.name);
-      seen.add(next.name);
-      current = next;
+    for (const { field, name } of waitsFor(run)) {
+      if (!names.has(name)) throw new SweepError(`${source}: run ${JSON.stringify(run.name)} is "${field}" ${JSON.stringify(name)}, which is not a run of the sweep`, name);
     }
   }
+  const visit = (run: SweepRun, path: string[]): void => {
+    for (const { field, name } of waitsFor(run)) {
+      if (path.includes(name)) throw new SweepError(`${source}: run ${JSON.stringify(name)} is "${field}" itself through ${[...path.slice(path.indexOf(name)), name].join(" → ")}`, name);
+      visit(runs.find((other) => other.name === name)!, [...path, name]);
+    }
+  };
+  for (const run of runs) visit(run, [run.name]);
   return runs;
 }
 
