@@ -89,7 +89,7 @@ def serve(engine: Engine, plan: list[list[Turn]], continuous: bool, max_batch_si
         "mean_latency_s": statistics.fmean(latencies),
         "p90_latency_s": latencies[int(0.9 * (len(latencies) - 1))],
         "prefills": executor.sampling_batches,
-        "prompt tokens from the prefix cache": f"{sampler.prefixes.reused_tokens / max(1, sampler.prefixes.looked_up_tokens):.0%}",
+        "prompt tokens from the prefix cache": f"{sampler.prefixes.reused_tokens / max(1, sampler.prompt_tokens):.0%}",
     }
 
 

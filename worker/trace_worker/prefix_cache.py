@@ -55,8 +55,7 @@ class PrefixCache:
         self._index: dict[tuple[str | None, int], int] = {}
         self._next_id = 0
         self.used_bytes = 0
-        #: Prompt tokens looked up, and those whose keys and values came from the cache.
-        self.looked_up_tokens = 0
+        #: Prompt tokens whose keys and values came from the cache (the sampler counts every prompt token).
         self.reused_tokens = 0
 
     def clear(self) -> None:
@@ -92,7 +91,6 @@ class PrefixCache:
     def lookup(self, adapter: str | None, tokens: list[int], salt: str | None = None) -> tuple[CachedPrefix, int] | None:
         """The cached prefix (of the same salt) sharing the most leading blocks with `tokens`, and how many tokens to
         reuse from it (at least one token of `tokens` is left to prefill, for its logits)."""
-        self.looked_up_tokens += len(tokens)
         if self.capacity_bytes <= 0:
             return None
         found: tuple[int, int] | None = None

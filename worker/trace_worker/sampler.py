@@ -368,7 +368,7 @@ class Sampler:
             logits, attention, positions = logits.index_select(0, index), attention.index_select(0, index), positions.index_select(0, index)
             assert cache is not None
             for layer in output.past_key_values.layers:
-                layer.keys, layer.values = layer.keys.index_select(0, index), layer.values.index_select(0, index)
+                layer.select(index, 0)  # one copy of each row's buffer, its room to grow kept
         steps = max(row.request.max_tokens for row in rows)
         stepper: EagerStepper | GraphStepper | None = None
         if static and steps > 1:
