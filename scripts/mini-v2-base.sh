@@ -101,6 +101,13 @@ for name in $NAMES; do
   for file in base/sft.json base/sft-progress.json base/failures.json eval/base-failures.json eval/trace-failures.json analysis/reference/report.md environments/index.json eval/routing.json eval/report.md compare/comparison.md compare/comparison.csv ${TRACE_KEEP_EPISODES:+eval/episodes.sqlite}; do
     [ -e "runs/mini-v2-$name/$file" ] && cp "runs/mini-v2-$name/$file" "$WORK/$name-$(echo "$file" | tr / _)"
   done
+  # Every GRPO run's per-iteration metrics (the train stage's adapters, the comparison's GRPO-based methods; a few kB
+  # each), kept in the run directory's own layout under NAME-run/ for `npm run bench:training-episodes`.
+  for file in runs/mini-v2-"$name"/adapters/*/metrics.jsonl runs/mini-v2-"$name"/compare/seed-*/*/*/metrics.jsonl; do
+    [ -e "$file" ] || continue
+    relative=${file#runs/mini-v2-"$name"/}
+    mkdir -p "$WORK/$name-run/$(dirname "$relative")" && cp "$file" "$WORK/$name-run/$relative"
+  done
   # Each compared method's result per seed (budget, snapshots, notes such as GEPA's pool and own-prompt score).
   for file in runs/mini-v2-"$name"/compare/seed-*/*/result.json; do
     [ -e "$file" ] && cp "$file" "$WORK/$name-$(echo "${file#runs/mini-v2-"$name"/}" | tr / _)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lays the per-seed result files of a `scripts/mini-v2-base.sh` archive out as run directories that `trace pool` reads:
 #   bash scripts/mini-v2-results.sh mini-v2-results.tar.gz docs/results/mini-v2 t26a t26b
-# writes DEST/NAME/compare/seed-S/METHOD/result.json (and DEST/NAME/config.json, the run's configuration) for every NAME
+# writes DEST/NAME/compare/seed-S/METHOD/result.json (and DEST/NAME/config.json, the run's configuration, and the GRPO
+# runs' metrics.jsonl files where the archive has them) for every NAME
 # given (every run in the archive when none is).
 set -euo pipefail
 archive="${1:?usage: mini-v2-results.sh ARCHIVE DEST [NAME ...]}"
@@ -25,6 +26,8 @@ for name in "${names[@]}"; do
     cp "$file" "$dest/$name/compare/$seed/$method/result.json"
     count=$((count + 1))
   done
+  # The GRPO runs' per-iteration metrics, in the run directory's layout (archives from the thirty-first session on).
+  if [ -d "$work/$name-run" ]; then cp -r "$work/$name-run/." "$dest/$name/"; fi
   # The run's configuration names its evaluation split: `trace pool` groups runs by it.
   if [ -f "$work/$name-config.json" ]; then cp "$work/$name-config.json" "$dest/$name/config.json"; fi
 done
