@@ -117,8 +117,9 @@ for (const model of values.model.split(",")) {
       seeds.map(async (seed) => {
         const task = environment.task(seedTaskId(seed));
         const instance = environment.instance(task);
-        const status = String(instance.facts.status ?? "none");
-        const orderId = String((instance.facts.order_ids as unknown[] | undefined)?.[0] ?? "");
+        const status = typeof instance.facts.status === "string" ? instance.facts.status : "none";
+        const orderIds = instance.facts.order_ids;
+        const orderId = Array.isArray(orderIds) && typeof orderIds[0] === "string" ? orderIds[0] : "";
         const group = await Promise.all(
           Array.from({ length: samples }, (_, trial) =>
             limit.run(async () => {

@@ -14,6 +14,7 @@ import type { Task } from "../spec/task.js";
 import { createChatClient } from "../models/chat-client.js";
 import { roleClient, roleEndpoint } from "./endpoints.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
+import type { CapabilityEnvironmentEntry } from "../run/environment-index.js";
 import type { RoutingFile } from "../run/routing-file.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { routingAccuracy, type JudgedRoute } from "./routing-summary.js";
@@ -25,7 +26,9 @@ const MERGED_MODEL = "trace-merged";
 
 /**
  * The routing options of a run: each trained adapter in order, then "none of these" (the base model), then — with
- * `routing.multiPartSimilarity` and two or more adapters — the adapters merged, for multi-part requests.
+ * `routing.multiPartSimilarity` and two or more adapters — the adapters merged, for multi-part requests. What the
+ * router sees of a capability (its example transcript, the retrieval router's example requests) comes from its world
+ * at the module's own initial level, whatever level calibration chose for training (`withoutCalibratedLevel`).
  */
 async function routingOptions(context: PipelineContext): Promise<RoutingOption[]> {
   const { config, run } = context;
@@ -36,7 +39,7 @@ async function routingOptions(context: PipelineContext): Promise<RoutingOption[]
   const options: RoutingOption[] = [];
   for (const [index, adapter] of adapters.entries()) {
     const entry = environments.get(adapter.capability)!;
-    const example = await solutionTranscript(await context.environment(entry), config.environments.validationSeeds[0]!);
+    const example = await solutionTranscript(await context.environment(withoutCalibratedLevel(entry)), config.environments.validationSeeds[0]!);
     options.push({ label: labels[index]!, capability: adapter.capability, model: adapter.adapter, description: entry.description, example });
   }
   options.push({ label: labels.at(-1)!, capability: null, model: config.model.servedModelName, description: "", example: "" });
@@ -72,7 +75,11 @@ export async function createRunRouter(context: PipelineContext): Promise<{ optio
     const withExamples = [];
     for (const option of options) {
       const entry = option.capability === null ? undefined : environments.get(option.capability);
-      const runner = entry === undefined ? undefined : await context.environment(entry);
+      // The examples are the module's requests at its own initial level, not at the level calibration chose: the
+      // level fits the practice world to the base's reward window, and requests of another level made the router's
+      // answers depend on the base (thirty-first session: a multi-step world calibrated one level down made the
+      // multi-part rule send 43% of single precondition requests to the merged adapters).
+      const runner = entry === undefined ? undefined : await context.environment(withoutCalibratedLevel(entry));
       const examples: string[] = [];
       if (runner !== undefined) for (let seed = 0; seed < config.routing.examples; seed += 1) examples.push((await runner.generate(seed)).request);
       withExamples.push({ ...option, examples });
@@ -170,4 +177,10 @@ export async function runRouteStage(context: PipelineContext): Promise<string> {
   const perFamily = Object.entries(accuracy?.byFamily ?? {}).map(([family, entry]) => `${family} ${entry.correct}/${entry.tasks}`);
   const accuracyText = accuracy === undefined ? "" : `; accuracy on evaluation tasks ${(100 * accuracy.accuracy).toFixed(1)}% (${accuracy.correct}/${accuracy.tasks}${perFamily.length > 1 ? `: ${perFamily.join(", ")}` : ""})`;
   return `${file.decisions.length} tasks routed: ${[...counts].map(([name, count]) => `${name} ${count}`).join(", ")}${accuracyText}`;
+}
+
+/** The entry with no calibrated level: its module's worlds at the module's own initial level. */
+function withoutCalibratedLevel(entry: CapabilityEnvironmentEntry): CapabilityEnvironmentEntry {
+  const { difficulty, ...rest } = entry;
+  return difficulty === undefined ? entry : rest;
 }
