@@ -130,7 +130,14 @@ export async function measureHeldOutMechanics(options: {
 
 /** One line of a mechanics report, as the base stage and `trace model mechanics` print it. */
 export function mechanicsSummary(report: MechanicsReport): string {
-  return `mechanics on ${report.demonstrations} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}% (of ${report.callAttempts} written), identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, a text reply where a call was due ${report.textAtToolTurns}/${report.toolTurns}, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%`;
+  return `mechanics on ${report.demonstrations} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}% (of ${report.callAttempts} written), identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, a text reply where a call was due ${report.textAtToolTurns}/${report.toolTurns}, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%${statusSummary(report)}`;
+}
+
+/** After a status lookup, the expert's action by whether the order was pending (empty for a report without such turns, or one written before they were counted). */
+function statusSummary(report: MechanicsReport): string {
+  const { pending, notPending } = report.afterStatus ?? { pending: { turns: 0, same: 0 }, notPending: { turns: 0, same: 0 } };
+  if (pending.turns + notPending.turns === 0) return "";
+  return `; after a status lookup, the expert's action: pending ${pending.same}/${pending.turns}, not pending ${notPending.same}/${notPending.turns}`;
 }
 
 /** Builds the base checkpoint when the configuration asks for one and it is missing; returns a one-line summary. */

@@ -45,6 +45,28 @@ test("the flawless expert has perfect mechanics and always does what the expert 
   assert.equal(report.demonstrations, 20);
   assert.ok(report.toolTurns > 20 && report.identifiers > report.toolTurns, JSON.stringify(report));
   assert.deepEqual([report.toolCallValidity, report.identifierCopying, report.sameAction], [1, 1, report.turns]);
+  const { pending, notPending } = report.afterStatus!;
+  assert.ok(pending.turns > 0 && notPending.turns > 0, JSON.stringify(report.afterStatus));
+  assert.deepEqual([pending.same, notPending.same], [pending.turns, notPending.turns]);
+});
+
+test("after a status lookup, a model that acts the same whatever the status reads low on one side", async () => {
+  const list = await demonstrations(40);
+  // Answers every turn after an order lookup with a refusal, as a base whose lookups ignore the status does.
+  const expert = createScriptedExpert({ deficits: NO_EXPERT_DEFICITS });
+  const refusesAfterLookup: ChatClient = {
+    async complete(request: ChatRequest): Promise<ChatCompletion> {
+      const last = request.messages.at(-1);
+      if (last?.role === "tool" && last.content.includes('"status"')) return { message: { role: "assistant", content: "Sorry, I cannot cancel that order." }, finishReason: "stop", usage: { promptTokens: 0, completionTokens: 0 }, raw: {} };
+      return expert.complete(request);
+    },
+    usage: () => expert.usage(),
+  };
+  const report = await measureMechanics({ client: refusesAfterLookup, demonstrations: list, maxTokens: 64 });
+  const { pending, notPending } = report.afterStatus!;
+  assert.equal(pending.same, 0, JSON.stringify(report.afterStatus));
+  assert.ok(pending.turns > 0 && notPending.same > 0, JSON.stringify(report.afterStatus));
+  assert.deepEqual([report.toolCallValidity, report.identifierCopying], [1, 1], "the mechanics themselves are untouched");
 });
 
 test("garbled digits and broken JSON are counted as mechanics failures; a wrong but real choice is not", async () => {

@@ -37,6 +37,15 @@ export interface MechanicsReport {
   copiedIdentifiers: number;
   /** Turns where the model did what the expert did (same tool and arguments, or a text reply where it replied). */
   sameAction: number;
+  /**
+   * Turns right after a lookup that showed an order's status, where the flawless expert's next move depends on it
+   * (cancel a pending order, leave any other), by whether the order was pending: how many there were and how many the
+   * model answered with the expert's action. A decision that reads a tool result, counted apart from the mechanics: a
+   * base that looks orders up but acts the same whatever they show (the thirty-first session's b24s5) reads low on one
+   * side, and its practice in checking the status then has little to build on. Absent from reports written before
+   * the thirty-first session.
+   */
+  afterStatus?: { pending: StatusTurns; notPending: StatusTurns };
   /** wellFormedCalls / callAttempts and copiedIdentifiers / identifiers (1 when there is nothing to count). */
   toolCallValidity: number;
   identifierCopying: number;
@@ -44,6 +53,19 @@ export interface MechanicsReport {
   callWhenDue: number;
   /** The first few failures, to look at: the expert's move, the model's answer, and what was wrong. */
   examples: { problem: "malformed tool call" | "text instead of a tool call" | "identifier not in the context"; expert: string; answer: string }[];
+}
+
+/** Turns after a status lookup and how many of them the model answered as the expert did. */
+export interface StatusTurns {
+  turns: number;
+  same: number;
+}
+
+/** The status an order lookup returned, when `message` answers a `get_order_details` call of `calls`. */
+function lookedUpStatus(message: Message | undefined, calls: ReadonlyMap<string, string>): string | undefined {
+  if (message?.role !== "tool" || calls.get(message.tool_call_id) !== "get_order_details") return undefined;
+  const status = parseJsonObject(message.content)?.status;
+  return typeof status === "string" ? status : undefined;
 }
 
 /** How many failure examples a report keeps. */
@@ -88,6 +110,7 @@ function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean
  */
 export async function measureMechanics(options: { client: ChatClient; demonstrations: readonly MechanicsDemonstration[]; maxTokens: number; model?: string }): Promise<MechanicsReport> {
   const counts = { demonstrations: options.demonstrations.length, turns: 0, toolTurns: 0, validToolCalls: 0, textAtToolTurns: 0, callAttempts: 0, wellFormedCalls: 0, identifiers: 0, copiedIdentifiers: 0, sameAction: 0 };
+  const afterStatus = { pending: { turns: 0, same: 0 }, notPending: { turns: 0, same: 0 } };
   const examples: MechanicsReport["examples"] = [];
   const keep = (problem: MechanicsReport["examples"][number]["problem"], expert: AssistantMessage, answer: AssistantMessage) => {
     if (examples.length < EXAMPLES) examples.push({ problem, expert: written(expert), answer: `${answer.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(" ") ?? ""}${answer.content ?? ""}` });
@@ -95,8 +118,10 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
   const asks: Promise<void>[] = [];
   for (const demonstration of options.demonstrations) {
     const firstUser = demonstration.messages.findIndex((message) => message.role === "user");
+    const calls = new Map(demonstration.messages.flatMap((message) => (message.role === "assistant" ? (message.tool_calls ?? []).map((call) => [call.id, call.function.name] as const) : [])));
     demonstration.messages.forEach((message, index) => {
       if (message.role !== "assistant" || firstUser < 0 || index < firstUser) return;
+      const status = lookedUpStatus(demonstration.messages[index - 1], calls);
       const prefix = demonstration.messages.slice(0, index);
       const context = prefix.map((earlier) => (earlier.role === "assistant" ? written(earlier) : earlier.content ?? "")).join("\n");
       asks.push(
@@ -129,7 +154,13 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
             if (context.includes(identifier)) counts.copiedIdentifiers += 1;
             else keep("identifier not in the context", message, answer);
           }
-          if (sameAction(answer, message)) counts.sameAction += 1;
+          const same = sameAction(answer, message);
+          if (same) counts.sameAction += 1;
+          if (status !== undefined) {
+            const side = status === "pending" ? afterStatus.pending : afterStatus.notPending;
+            side.turns += 1;
+            if (same) side.same += 1;
+          }
         })(),
       );
     });
@@ -137,6 +168,7 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
   await Promise.all(asks);
   return {
     ...counts,
+    afterStatus,
     examples,
     toolCallValidity: counts.callAttempts === 0 ? 1 : counts.wellFormedCalls / counts.callAttempts,
     identifierCopying: counts.identifiers === 0 ? 1 : counts.copiedIdentifiers / counts.identifiers,
