@@ -4,8 +4,9 @@
  * meets item 2 yet gains little from TRACE (thirty-first session). For every base and status: episodes, mean reward,
  * the share that looks the order up before any write, the share that cancels it, the groups (one seed's K samples)
  * whose rewards are all 0, all 1 or mixed, and, within the mixed groups (the only ones GRPO trains on), how often the
- * rewarded and the unrewarded samples looked the order up, and how often a lookup was followed by a cancellation (a base
- * that reads the status cancels after looking up a pending order and not after any other): a group whose rewarded samples looked it up more often
+ * rewarded and the unrewarded samples looked the order up, how often a lookup was followed by a cancellation the tools
+ * accepted (a base that reads the status cancels after looking up a pending order and not after any other), and how
+ * often a cancellation names another order id (sampled digits gone wrong, which the tools refuse): a group whose rewarded samples looked it up more often
  * teaches the lookup; one where both did alike teaches only to cancel or not, which the request alone cannot decide.
  * Sampling as calibration does (seed `seed × K + trial`), a real worker on this machine per base. One markdown table.
  */
@@ -58,6 +59,8 @@ interface Behaviour {
   reward: number;
   lookedUpFirst: boolean;
   cancelled: boolean;
+  /** A cancellation called with an order id other than the requested one (the tools refuse it: "order not found"). */
+  cancelledAnotherId: boolean;
 }
 
 /** The episode's calls, in order, with whether the tools accepted each. */
@@ -67,9 +70,11 @@ function behaviourOf(messages: readonly Message[], orderId: string, reward: numb
   let lookedUpFirst = false;
   let wrote = false;
   let cancelled = false;
+  let cancelledAnotherId = false;
   for (const message of messages) {
     if (message.role !== "assistant") continue;
     for (const call of message.tool_calls ?? []) {
+      if (call.function.name === "cancel_pending_order" && !call.function.arguments.includes(orderId)) cancelledAnotherId = true;
       const isLookup = call.function.name === "get_order_details" && call.function.arguments.includes(orderId);
       if (isLookup) lookedUp = true;
       else if (!call.function.name.startsWith("get_") && !refused.has(call.id)) {
@@ -79,7 +84,7 @@ function behaviourOf(messages: readonly Message[], orderId: string, reward: numb
       }
     }
   }
-  return { reward, lookedUpFirst: wrote ? lookedUpFirst : lookedUp, cancelled };
+  return { reward, lookedUpFirst: wrote ? lookedUpFirst : lookedUp, cancelled, cancelledAnotherId };
 }
 
 interface Row {
@@ -89,6 +94,8 @@ interface Row {
   cancelled: number;
   /** Episodes that looked the order up before any write and then cancelled it. */
   lookedUpThenCancelled: number;
+  /** Episodes that called a cancellation with another order id. */
+  anotherId: number;
   groups: number;
   allZero: number;
   allOne: number;
@@ -99,9 +106,9 @@ interface Row {
   unrewarded: number;
   unrewardedLookedUp: number;
 }
-const emptyRow = (): Row => ({ episodes: 0, reward: 0, lookedUpFirst: 0, cancelled: 0, lookedUpThenCancelled: 0, groups: 0, allZero: 0, allOne: 0, mixed: 0, rewarded: 0, rewardedLookedUp: 0, unrewarded: 0, unrewardedLookedUp: 0 });
+const emptyRow = (): Row => ({ episodes: 0, reward: 0, lookedUpFirst: 0, cancelled: 0, lookedUpThenCancelled: 0, anotherId: 0, groups: 0, allZero: 0, allOne: 0, mixed: 0, rewarded: 0, rewardedLookedUp: 0, unrewarded: 0, unrewardedLookedUp: 0 });
 
-const table: string[][] = [["base", "status", "episodes", "mean reward", "looked up first", "cancelled", "of those looked up first: cancelled", "groups all 0 / all 1 / mixed", "mixed groups: rewarded samples looked up first", "unrewarded samples looked up first"]];
+const table: string[][] = [["base", "status", "episodes", "mean reward", "looked up first", "cancelled", "of those looked up first: cancelled", "a cancellation with another order id", "groups all 0 / all 1 / mixed", "mixed groups: rewarded samples looked up first", "unrewarded samples looked up first"]];
 const percent = (part: number, whole: number) => (whole === 0 ? "-" : `${((100 * part) / whole).toFixed(0)}%`);
 for (const model of values.model.split(",")) {
   const started = performance.now();
@@ -150,6 +157,7 @@ for (const model of values.model.split(",")) {
             if (episode.lookedUpFirst) row.lookedUpFirst += 1;
             if (episode.cancelled) row.cancelled += 1;
             if (episode.lookedUpFirst && episode.cancelled) row.lookedUpThenCancelled += 1;
+            if (episode.cancelledAnotherId) row.anotherId += 1;
             if (rewardSum === 0 || rewardSum === group.length) continue;
             if (episode.reward > 0) {
               row.rewarded += 1;
@@ -172,6 +180,7 @@ for (const model of values.model.split(",")) {
         percent(row.lookedUpFirst, row.episodes),
         percent(row.cancelled, row.episodes),
         percent(row.lookedUpThenCancelled, row.lookedUpFirst),
+        percent(row.anotherId, row.episodes),
         `${row.allZero} / ${row.allOne} / ${row.mixed}`,
         `${percent(row.rewardedLookedUp, row.rewarded)} of ${row.rewarded}`,
         `${percent(row.unrewardedLookedUp, row.unrewarded)} of ${row.unrewarded}`,
@@ -183,4 +192,4 @@ for (const model of values.model.split(",")) {
   }
 }
 console.log(`\n${module.capability} at level ${level}: ${seedCount} seeds from ${seedStart} × ${samples} samples at temperature ${values.temperature}\n`);
-console.log(markdownTable(table, { align: ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r"] }));
+console.log(markdownTable(table, { align: ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"] }));
