@@ -14,7 +14,9 @@ import { parseArgs } from "node:util";
 import { markdownTable } from "markdown-table";
 import { createChatClient } from "../models/chat-client.js";
 import { createConcurrencyLimit } from "../models/concurrency-limit.js";
-import { miniTargetModule, practiceModulesNamed } from "../envs/mini/index.js";
+import { miniTargetModule, practiceModulesNamed, refusedCallIds } from "../envs/mini/index.js";
+import { MINI_READ_TOOLS } from "../envs/mini/mini-service-module.js";
+import { parseJsonObject } from "../envs/mini/scripted-expert.js";
 import { atDifficulty, nativeModuleRunner } from "../envs/modules/module-runner.js";
 import { createModuleEnvironment, seedTaskId } from "../envs/modules/module-environment.js";
 import { runEpisode } from "../rollout/agent-loop.js";
@@ -65,7 +67,7 @@ interface Behaviour {
 
 /** The episode's calls, in order, with whether the tools accepted each. */
 function behaviourOf(messages: readonly Message[], orderId: string, reward: number): Behaviour {
-  const refused = new Set(messages.flatMap((message) => (message.role === "tool" && (message.error === true || message.content.startsWith("Error:")) ? [message.tool_call_id] : [])));
+  const refused = refusedCallIds(messages);
   let lookedUp = false;
   let lookedUpFirst = false;
   let wrote = false;
@@ -74,13 +76,14 @@ function behaviourOf(messages: readonly Message[], orderId: string, reward: numb
   for (const message of messages) {
     if (message.role !== "assistant") continue;
     for (const call of message.tool_calls ?? []) {
-      if (call.function.name === "cancel_pending_order" && !call.function.arguments.includes(orderId)) cancelledAnotherId = true;
-      const isLookup = call.function.name === "get_order_details" && call.function.arguments.includes(orderId);
-      if (isLookup) lookedUp = true;
-      else if (!call.function.name.startsWith("get_") && !refused.has(call.id)) {
+      // The order id exactly (`#W4` is not `#W45`).
+      const requested = parseJsonObject(call.function.arguments)?.order_id === orderId;
+      if (call.function.name === "cancel_pending_order" && !requested) cancelledAnotherId = true;
+      if (call.function.name === "get_order_details" && requested) lookedUp = true;
+      else if (!MINI_READ_TOOLS.includes(call.function.name) && !refused.has(call.id)) {
         if (!wrote) lookedUpFirst = lookedUp;
         wrote = true;
-        if (call.function.name === "cancel_pending_order" && call.function.arguments.includes(orderId)) cancelled = true;
+        if (call.function.name === "cancel_pending_order" && requested) cancelled = true;
       }
     }
   }

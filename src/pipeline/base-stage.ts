@@ -135,7 +135,8 @@ export function mechanicsSummary(report: MechanicsReport): string {
 
 /** After a status lookup, the expert's action by whether the order was pending (empty for a report without such turns, or one written before they were counted). */
 function statusSummary(report: MechanicsReport): string {
-  const { pending, notPending } = report.afterStatus ?? { pending: { turns: 0, same: 0 }, notPending: { turns: 0, same: 0 } };
+  if (report.afterStatus === undefined) return "";
+  const { pending, notPending } = report.afterStatus;
   if (pending.turns + notPending.turns === 0) return "";
   return `; after a status lookup, the expert's action: pending ${pending.same}/${pending.turns}, not pending ${notPending.same}/${notPending.turns}`;
 }

@@ -95,9 +95,14 @@ export interface EpisodeSlips {
   refusedCall: boolean;
 }
 
+/** The ids of the tool calls in `messages` that the tools refused (an error result, or one reading "Error: …"). */
+export function refusedCallIds(messages: readonly Message[]): Set<string> {
+  return new Set(messages.flatMap((message) => (message.role === "tool" && (message.error === true || message.content.startsWith("Error:")) ? [message.tool_call_id] : [])));
+}
+
 /** The slips `messages` show (the conversation of one episode, tool results included). */
 export function episodeSlips(messages: readonly Message[]): EpisodeSlips {
-  const refused = new Set(messages.flatMap((message) => (message.role === "tool" && (message.error === true || message.content.startsWith("Error:")) ? [message.tool_call_id] : [])));
+  const refused = refusedCallIds(messages);
   const slips: EpisodeSlips = { inventedIdentifier: false, repeatedWrite: false, refusedCall: refused.size > 0 };
   const accepted = new Set<string>();
   // Whole identifiers, not substrings: `#W3` is not copied from a conversation that only names `#W33`.

@@ -12,5 +12,5 @@ export {
 } from "./expert-deficits.js";
 export { ExpertDeficitRateError } from "./expert-deficit-rate-error.js";
 export { parseServiceRequest, type ServicePart, type ServiceRequest } from "./parse-service-request.js";
-export { attributeMiniFailure, closingReply, episodeClaims, episodeSlips, type DesignedDeficit, type EpisodeClaims, type EpisodeSlips, type FailureAttribution } from "./deficit-attribution.js";
+export { attributeMiniFailure, closingReply, episodeClaims, episodeSlips, refusedCallIds, type DesignedDeficit, type EpisodeClaims, type EpisodeSlips, type FailureAttribution } from "./deficit-attribution.js";
 export { measureMechanics, type MechanicsDemonstration, type MechanicsReport } from "./mechanics.js";
