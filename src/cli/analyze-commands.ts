@@ -18,7 +18,7 @@ import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
-import { integerOption } from "./integer-option.js";
+import { integerOption, numberOption } from "./integer-option.js";
 import { runDataDirectories } from "./run-manifest.js";
 import { addEndpointOptions, endpointOption } from "./endpoint-options.js";
 import { addRunDirectoryArgument } from "./run-directory-option.js";
@@ -43,17 +43,6 @@ export interface AnalyzeCommandOptions {
   gap: string;
   minRuns?: string;
   quiet?: boolean;
-}
-
-/** A command-line number within [minimum, maximum] (maximum optional), or a UsageError naming the option and the value. */
-function numberOption(name: string, text: string, range: { minimum: number; maximum?: number }): number {
-  const value = Number(text);
-  const { minimum, maximum } = range;
-  if (text.trim() === "" || !Number.isFinite(value) || value < minimum || (maximum !== undefined && value > maximum)) {
-    const expected = maximum === undefined ? `a number ≥ ${minimum}` : `a number in [${minimum}, ${maximum}]`;
-    throw new UsageError(`${name} must be ${expected}, got ${JSON.stringify(text)}`);
-  }
-  return value;
 }
 
 /** ρ and δ from the command line, each within its range (`THRESHOLD_RANGES`). */

@@ -26,7 +26,7 @@ const config = {
   name: "mini-smoke",
   model: {
     initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
-    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3, practiceShare: 0.5, shuffle: true, schedule: { warmupSteps: 1 } },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3, mechanicsSamples: 1, practiceShare: 0.5, shuffle: true, schedule: { warmupSteps: 1 } },
   },
   // The v2 target: composite tasks among the single-capability ones.
   target: { kind: "mini", families: ["precondition", "payment", "composite"], trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
@@ -78,8 +78,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.equal(reproducibility.deterministic, false);
   assert.equal(reproducibility.weightsSha256, createHash("sha256").update(readFileSync(path.join(runDirectory, "model", "model.safetensors"))).digest("hex"));
   // Mechanics measured through the worker on 3 held-out flawless demonstrations, apart from task success.
-  const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number; callAttempts: number; textAtToolTurns: number } }).mechanics;
+  const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number; callAttempts: number; textAtToolTurns: number; sampled: { episodes: number; temperature: number; identifierCopying: number } } }).mechanics;
   assert.equal(mechanics.demonstrations, 3);
+  // The base's own episodes on the same three seeds, one each, at the training temperature.
+  assert.deepEqual([mechanics.sampled.episodes, mechanics.sampled.temperature], [3, 1]);
+  assert.ok(mechanics.sampled.identifierCopying >= 0 && mechanics.sampled.identifierCopying <= 1);
   assert.ok(mechanics.callAttempts >= 0 && mechanics.textAtToolTurns <= mechanics.toolTurns, JSON.stringify(mechanics));
   assert.ok(mechanics.turns >= mechanics.toolTurns && mechanics.toolTurns >= 3, JSON.stringify(mechanics));
   for (const rate of [mechanics.toolCallValidity, mechanics.identifierCopying]) assert.ok(rate >= 0 && rate <= 1);
@@ -202,10 +205,11 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   assert.ok(at(/seed 0 trace: (pass rate|done earlier)/) < at(/seed 0 merge: running/), "merge waits for TRACE");
   for (const file of ["comparison.md", "comparison.csv", "comparison-kinds.csv", "curves.csv", "curves.svg", "curves.png"]) assert.ok(existsSync(path.join(runDirectory, "compare", file)), file);
   // The same measurement on the merged checkpoint, from the command line.
-  const measured = await promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--demonstrations", "2", "--max-steps", "6", "--max-tokens", "24", "--json"], { maxBuffer: 1 << 24 });
-  const report = JSON.parse(measured.stdout.trim().split("\n").at(-1)!) as { demonstrations: number; turns: number; seeds: { start: number; count: number } };
-  assert.deepEqual([report.demonstrations, report.seeds.count], [2, 2]);
+  const measured = await promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--demonstrations", "2", "--max-steps", "6", "--max-tokens", "24", "--samples", "2", "--temperature", "0.5", "--json"], { maxBuffer: 1 << 24 });
+  const report = JSON.parse(measured.stdout.trim().split("\n").at(-1)!) as { demonstrations: number; turns: number; seeds: { start: number; count: number }; sampled: { episodes: number; temperature: number } };
+  assert.deepEqual([report.demonstrations, report.seeds.count, report.sampled.episodes, report.sampled.temperature], [2, 2, 4, 0.5]);
   assert.ok(report.turns >= 2);
   await assert.rejects(promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--families", "precondition,refunds"]), /unknown family "refunds"/);
+  await assert.rejects(promisify(execFile)(process.execPath, [bin, "model", "mechanics", path.join(runDirectory, "model"), "--temperature", "-1"]), /--temperature must be a number ≥ 0, got "-1"/);
   process.stdout.write(`# TRACE-mini smoke run: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 });

@@ -1,11 +1,12 @@
 /**
  * `trace model init-tiny DIR`: a tiny Qwen3-style checkpoint with random weights, written by the Python worker.
- * `trace model mechanics DIR`: a TRACE-mini base checkpoint's mechanics on held-out flawless demonstrations.
+ * `trace model mechanics DIR`: a TRACE-mini base checkpoint's mechanics on held-out flawless demonstrations, and its
+ * identifier copying in its own sampled episodes on the same seeds.
  */
 import type { Command } from "commander";
 import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
 import { checkDirectoryPath } from "../run/path-checks.js";
-import { integerOption } from "./integer-option.js";
+import { integerOption, numberOption } from "./integer-option.js";
 import { startWorker } from "../worker/worker-process.js";
 import { measureHeldOutMechanics, mechanicsSummary } from "../pipeline/base-stage.js";
 import { UsageError } from "./usage-error.js";
@@ -48,16 +49,18 @@ export function registerModelCommands(program: Command): void {
 
   model
     .command("mechanics")
-    .description("a TRACE-mini base checkpoint's mechanics on held-out demonstrations of a flawless expert: well-formed tool calls and exactly copied identifiers, greedy, at every expert turn (as the base stage measures them)")
+    .description("a TRACE-mini base checkpoint's mechanics on held-out demonstrations of a flawless expert: well-formed tool calls and exactly copied identifiers, greedy, at every expert turn, and identifiers copied in its own episodes sampled on the same seeds (as the base stage measures them)")
     .argument("<directory>", "checkpoint directory (a run's model/, or one shipped in models/)")
     .option("--demonstrations <n>", "held-out demonstrations (default 100)", (text: string) => integerOption("--demonstrations", text, 1), 100)
     .option("--seed-start <n>", "first demonstration seed (default 1012000, after the shipped base's 12,000 SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), 1_012_000)
     .option("--families <list>", "comma-separated task families (default precondition,payment,composite)", "precondition,payment,composite")
     .option("--max-steps <n>", "steps per demonstration (default 20)", (text: string) => integerOption("--max-steps", text, 1), 20)
     .option("--max-tokens <n>", "tokens per answer (default 128)", (text: string) => integerOption("--max-tokens", text, 1), 128)
+    .option("--samples <n>", "the model's own episodes per seed, sampled, where identifier copying is counted again (default 4; 0 skips them)", (text: string) => integerOption("--samples", text, 0), 4)
+    .option("--temperature <t>", "temperature of those episodes (default 1, as GRPO samples)", (text: string) => numberOption("--temperature", text, { minimum: 0 }), 1)
     .option("--json", "print the report as JSON")
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
-    .action(async (directory: string, options: { demonstrations: number; seedStart: number; families: string; maxSteps: number; maxTokens: number; json?: boolean; python?: string }) => {
+    .action(async (directory: string, options: { demonstrations: number; seedStart: number; families: string; maxSteps: number; maxTokens: number; samples: number; temperature: number; json?: boolean; python?: string }) => {
       const families = options.families.split(",").map((family) => family.trim());
       const unknown = families.find((family) => !(MINI_FAMILIES as readonly string[]).includes(family));
       if (unknown !== undefined) throw new UsageError(`--families: unknown family "${unknown}" (known: ${MINI_FAMILIES.join(", ")})`);
@@ -71,6 +74,7 @@ export function registerModelCommands(program: Command): void {
           start: options.seedStart,
           count: options.demonstrations,
           maxTokens: options.maxTokens,
+          sampled: { samples: options.samples, temperature: options.temperature },
         });
         console.log(options.json === true ? JSON.stringify(report) : mechanicsSummary(report));
       } finally {

@@ -17,7 +17,7 @@ import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { addEndpointOptions, endpointOption } from "./endpoint-options.js";
-import { integerOption } from "./integer-option.js";
+import { integerOption, numberOption } from "./integer-option.js";
 import { addRunDirectoryArgument, addRunDirectoryOption } from "./run-directory-option.js";
 import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { UsageError } from "./usage-error.js";
@@ -74,12 +74,6 @@ function domainOf(env: string): "airline" | "retail" {
   throw new UsageError(`unknown environment ${JSON.stringify(env)} (expected tau2-airline or tau2-retail)`);
 }
 
-function number(name: string, text: string): number {
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < 0) throw new UsageError(`${name} must be a non-negative number, got ${JSON.stringify(text)}`);
-  return value;
-}
-
 function storeFile(runDir: string): string {
   return openRunDirectory(runDir).storeFile;
 }
@@ -112,7 +106,7 @@ export async function runRolloutCommand(options: RolloutCommandOptions, write: (
   const tasks = requestedTasks === undefined ? environment.tasks() : requestedTasks.map((id) => environment.task(id));
   const guidelinesDir = options.userGuidelines ?? path.join(path.dirname(path.resolve(options.dataDir)), "user_simulator");
   const guidelines = readUserSimulatorGuidelines(guidelinesDir);
-  const temperature = options.temperature === undefined ? null : number("--temperature", options.temperature);
+  const temperature = options.temperature === undefined ? null : numberOption("--temperature", options.temperature, { minimum: 0 });
   const config: RolloutConfig = {
     env: environment.name,
     domain,

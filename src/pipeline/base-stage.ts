@@ -13,17 +13,17 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pLimit from "p-limit";
-import { createChatClient } from "../models/chat-client.js";
+import { createChatClient, type ChatClient } from "../models/chat-client.js";
 import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
 import { runSft, scheduledLearningRate } from "../training/run-sft.js";
 import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import { sftDatum } from "../training/sft-datum.js";
-import { createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, MINI_CAPABILITY_MODULES, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
+import { countSampledIdentifiers, createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, MINI_CAPABILITY_MODULES, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
 import { runEpisode } from "../rollout/agent-loop.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
 import type { Message } from "../spec/message.js";
 import type { ToolSpec } from "../spec/tool-spec.js";
-import { createModuleEnvironment } from "../envs/modules/module-environment.js";
+import { createModuleEnvironment, seedTaskId } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
 import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
@@ -121,16 +121,44 @@ export async function measureHeldOutMechanics(options: {
   start: number;
   count: number;
   maxTokens: number;
+  /** The model's own episodes on the same seeds, `samples` per seed at `temperature` (episode seed `seed × samples + trial`, as calibration samples), where identifier copying is counted again. */
+  sampled?: { samples: number; temperature: number };
 }): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
-  const held = await playDemonstrations(options.world, Array.from({ length: options.count }, (_, index) => options.start + index), { ...NO_EXPERT_DEFICITS });
+  const seeds = Array.from({ length: options.count }, (_, index) => options.start + index);
+  const held = await playDemonstrations(options.world, seeds, { ...NO_EXPERT_DEFICITS });
   const client = createChatClient({ baseUrl: options.baseUrl, model: options.model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   const report = await measureMechanics({ client, demonstrations: held, maxTokens: options.maxTokens });
-  return { ...report, seeds: { start: options.start, count: held.length } };
+  const sampled = options.sampled === undefined || options.sampled.samples === 0 ? undefined : await sampleOwnEpisodes(options.world, seeds, client, options.sampled.samples, options.sampled.temperature, options.maxTokens);
+  return { ...report, ...(sampled === undefined ? {} : { sampled: countSampledIdentifiers(sampled, options.sampled!.temperature) }), seeds: { start: options.start, count: held.length } };
+}
+
+/** The model's own episodes in the target world on `seeds`, `samples` each at `temperature`: each conversation, system prompt first. */
+async function sampleOwnEpisodes(world: DemonstrationWorld, seeds: readonly number[], policy: ChatClient, samples: number, temperature: number, maxTokens: number): Promise<Message[][]> {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule([...world.families])), seeds: [...seeds], name: "mini-service-mechanics", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
+  const limit = pLimit(16);
+  return Promise.all(
+    seeds.flatMap((seed) =>
+      Array.from({ length: samples }, (_, trial) =>
+        limit(async () => {
+          const task = environment.task(seedTaskId(seed));
+          const result = await runEpisode({ environment, task, policy, user: createInstanceUser(environment.instance(task)), sampling: { temperature, maxTokens, seed: seed * samples + trial }, trial });
+          return [{ role: "system" as const, content: environment.systemPrompt(task) }, ...result.trajectory.messages];
+        }),
+      ),
+    ),
+  );
 }
 
 /** One line of a mechanics report, as the base stage and `trace model mechanics` print it. */
 export function mechanicsSummary(report: MechanicsReport): string {
-  return `mechanics on ${report.demonstrations} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}% (of ${report.callAttempts} written), identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, a text reply where a call was due ${report.textAtToolTurns}/${report.toolTurns}, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%${statusSummary(report)}`;
+  return `mechanics on ${report.demonstrations} held-out demonstrations (${report.turns} turns): well-formed tool calls ${(100 * report.toolCallValidity).toFixed(1)}% (of ${report.callAttempts} written), identifiers copied exactly ${(100 * report.identifierCopying).toFixed(1)}%, a text reply where a call was due ${report.textAtToolTurns}/${report.toolTurns}, same action as the expert ${((100 * report.sameAction) / Math.max(1, report.turns)).toFixed(1)}%${statusSummary(report)}${sampledSummary(report)}`;
+}
+
+/** Identifier copying in the model's own sampled episodes (empty when they were not asked for). */
+function sampledSummary(report: MechanicsReport): string {
+  const sampled = report.sampled;
+  if (sampled === undefined) return "";
+  return `; in its own ${sampled.episodes} episodes sampled at temperature ${sampled.temperature}: identifiers copied exactly ${(100 * sampled.identifierCopying).toFixed(1)}% (of ${sampled.identifiers}), episodes writing one not in the conversation ${sampled.episodesWithUnseenIdentifier}/${sampled.episodes}`;
 }
 
 /** After a status lookup, the expert's action by whether the order was pending (empty for a report without such turns, or one written before they were counted). */
@@ -245,6 +273,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
         start: sft.demonstrationSeedStart + total,
         count: sft.mechanicsDemonstrations,
         maxTokens: config.target.maxTokens ?? 128,
+        sampled: { samples: sft.mechanicsSamples, temperature: config.training.temperature },
       });
       context.log(`  ${mechanicsSummary(mechanics)}`);
     }

@@ -237,6 +237,12 @@ const pipelineConfigSchema = z.strictObject({
         /** Held-out flawless demonstrations the trained base's mechanics are measured on (`base/sft.json`); 0 skips it. */
         mechanicsDemonstrations: z.number().int().nonnegative().default(20),
         /**
+         * The base's own episodes sampled on the same held-out seeds (this many per seed, at `training.temperature`),
+         * where identifier copying is counted again: a base can copy exactly when teacher-forced and not after its own
+         * sampled turns, which is where GRPO samples. 0 skips it.
+         */
+        mechanicsSamples: z.number().int().nonnegative().default(4),
+        /**
          * After the epochs above, more epochs on fresh demonstrations (the seeds right after the first block) with the
          * same adapter: a tiny model learns to copy identifiers only after many passes over one set, and then
          * overfits it; fresh data brings the held-out loss down.

@@ -6,7 +6,7 @@ import { runEpisode } from "../../rollout/agent-loop.js";
 import { createInstanceUser } from "../../rollout/instance-user.js";
 import { createModuleEnvironment, nativeModuleRunner } from "../modules/index.js";
 import { NO_EXPERT_DEFICITS } from "./expert-deficits.js";
-import { measureMechanics, type MechanicsDemonstration } from "./mechanics.js";
+import { countSampledIdentifiers, measureMechanics, type MechanicsDemonstration } from "./mechanics.js";
 import { miniTargetModule } from "./mini-capability-modules.js";
 import { createScriptedExpert } from "./scripted-expert.js";
 
@@ -96,4 +96,38 @@ test("a text reply where a call was due is a decision, apart from the calls' for
   assert.equal(garbled.callAttempts, garbled.turns);
   assert.deepEqual([garbled.wellFormedCalls, garbled.toolCallValidity, garbled.textAtToolTurns], [0, 0, 0]);
   assert.equal(garbled.examples[0]?.problem, "malformed tool call");
+});
+
+test("in the model's own episodes, an identifier not yet in the conversation is counted, and only where it is first written", async () => {
+  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(["precondition", "payment", "composite"])), seeds: Array.from({ length: 20 }, (_, index) => 9000 + index) });
+  const expert = createScriptedExpert({ deficits: NO_EXPERT_DEFICITS });
+  // After an order lookup, a cancellation naming another order: the id's last two digits swapped (#W45 → #W54).
+  const garblesAfterLookup: ChatClient = {
+    async complete(request: ChatRequest): Promise<ChatCompletion> {
+      const completion = await expert.complete(request);
+      const last = request.messages.at(-1);
+      if (last?.role !== "tool" || !last.content.includes('"status"')) return completion;
+      const calls = completion.message.tool_calls?.map((call) => ({ ...call, function: { ...call.function, arguments: call.function.arguments.replace(/#W(\d)(\d)\b/g, "#W$2$1") } }));
+      return { ...completion, message: { ...completion.message, ...(calls === undefined ? {} : { tool_calls: calls }) } };
+    },
+    usage: () => expert.usage(),
+  };
+  const play = async (policy: ChatClient) => {
+    const episodes = [];
+    for (const task of environment.tasks()) {
+      const result = await runEpisode({ environment, task, policy, user: createInstanceUser(environment.instance(task)) });
+      episodes.push([{ role: "system" as const, content: environment.systemPrompt(task) }, ...result.trajectory.messages]);
+    }
+    return episodes;
+  };
+  const flawless = countSampledIdentifiers(await play(expert), 1);
+  assert.equal(flawless.episodes, 20);
+  assert.ok(flawless.identifiers > 40, JSON.stringify(flawless));
+  assert.deepEqual([flawless.identifierCopying, flawless.episodesWithUnseenIdentifier, flawless.examples.length, flawless.temperature], [1, 0, 0, 1]);
+  const garbled = countSampledIdentifiers(await play(garblesAfterLookup), 1);
+  assert.ok(garbled.episodesWithUnseenIdentifier > 0 && garbled.identifierCopying < 1, JSON.stringify(garbled));
+  assert.ok(garbled.examples.every((example) => example.answer.includes(example.identifier)), JSON.stringify(garbled.examples));
+  // An id the model wrote first and repeats later is in the conversation by then: counted once as unseen.
+  const repeated = countSampledIdentifiers([[{ role: "system", content: "orders: #W12" }, { role: "assistant", content: "#W21" }, { role: "user", content: "ok" }, { role: "assistant", content: "#W21 and #W12" }]], 1);
+  assert.deepEqual([repeated.identifiers, repeated.copiedIdentifiers, repeated.episodesWithUnseenIdentifier], [3, 2, 1]);
 });

@@ -46,6 +46,8 @@ export interface MechanicsReport {
    * the thirty-first session.
    */
   afterStatus?: { pending: StatusTurns; notPending: StatusTurns };
+  /** Identifier copying in the model's own sampled episodes on the same seeds (since the thirty-second session; absent when not asked for). */
+  sampled?: SampledIdentifierReport;
   /** wellFormedCalls / callAttempts and copiedIdentifiers / identifiers (1 when there is nothing to count). */
   toolCallValidity: number;
   identifierCopying: number;
@@ -53,6 +55,55 @@ export interface MechanicsReport {
   callWhenDue: number;
   /** The first few failures, to look at: the expert's move, the model's answer, and what was wrong. */
   examples: { problem: "malformed tool call" | "text instead of a tool call" | "identifier not in the context"; expert: string; answer: string }[];
+}
+
+/**
+ * Identifier copying in the model's own episodes, sampled (free-running at GRPO's temperature, not teacher-forced):
+ * every identifier an assistant message writes, checked against the conversation before that message. The
+ * teacher-forced figure asks for one turn after the expert's own conversation, greedy; a base can pass it and still
+ * write digits of its own once it samples after its own turns (the thirty-first session's b24s5: 99.6% exact
+ * teacher-forced, and a cancellation naming an order that does not exist in two of three sampled pending episodes).
+ */
+export interface SampledIdentifierReport {
+  episodes: number;
+  /** Sampling temperature of the episodes. */
+  temperature: number;
+  identifiers: number;
+  copiedIdentifiers: number;
+  /** copiedIdentifiers / identifiers (1 when there is nothing to count). */
+  identifierCopying: number;
+  /** Episodes in which some identifier the model wrote was not in the conversation before it. */
+  episodesWithUnseenIdentifier: number;
+  /** The first few identifiers not in the context, with the message that wrote them. */
+  examples: { identifier: string; answer: string }[];
+}
+
+/** Counts identifier copying over the model's own episodes (each the conversation, system prompt first) sampled at `temperature`. */
+export function countSampledIdentifiers(episodes: readonly (readonly Message[])[], temperature: number): SampledIdentifierReport {
+  let identifiers = 0;
+  let copiedIdentifiers = 0;
+  let episodesWithUnseenIdentifier = 0;
+  const examples: SampledIdentifierReport["examples"] = [];
+  for (const messages of episodes) {
+    let context = "";
+    let unseen = false;
+    for (const message of messages) {
+      const text = message.role === "assistant" ? written(message) : message.content ?? "";
+      if (message.role === "assistant") {
+        for (const identifier of text.match(MINI_IDENTIFIER) ?? []) {
+          identifiers += 1;
+          if (context.includes(identifier)) copiedIdentifiers += 1;
+          else {
+            unseen = true;
+            if (examples.length < EXAMPLES) examples.push({ identifier, answer: `${message.tool_calls?.map((call) => `${call.function.name}(${call.function.arguments})`).join(" ") ?? ""}${message.content ?? ""}` });
+          }
+        }
+      }
+      context += `${text}\n`;
+    }
+    if (unseen) episodesWithUnseenIdentifier += 1;
+  }
+  return { episodes: episodes.length, temperature, identifiers, copiedIdentifiers, identifierCopying: identifiers === 0 ? 1 : copiedIdentifiers / identifiers, episodesWithUnseenIdentifier, examples };
 }
 
 /** Turns after a status lookup and how many of them the model answered as the expert did. */
