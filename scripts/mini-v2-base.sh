@@ -84,15 +84,15 @@ for (const seed of process.argv.slice(1)) {
   const m = sft?.mechanics;
   const pct = (x) => (x === undefined || x === null ? "-" : (100 * x).toFixed(1));
   const losses = sft?.losses ?? progress?.losses;
-  rows.push([seed, losses ? `${losses.at(-1).toFixed(3)} (${losses.length})` : "-", sft ? sft.seconds.toFixed(0) : "-", m ? pct(m.toolCallValidity) : "-", m ? pct(m.identifierCopying) : "-", m ? pct(m.sameAction / m.turns) : "-",
+  rows.push([seed, losses ? `${losses.at(-1).toFixed(3)} (${losses.length})` : "-", sft ? sft.seconds.toFixed(0) : "-", m ? pct(m.toolCallValidity) : "-", m ? pct(m.identifierCopying) : "-", m?.sampled ? `${pct(m.sampled.identifierCopying)} (${m.sampled.episodesWithUnseenIdentifier}/${m.sampled.episodes})` : "-", m ? pct(m.sameAction / m.turns) : "-",
     failures ? `${failures.episodes - failures.failed}/${failures.episodes}` : "-", failures ? pct(failures.explainedShare) : "-",
     failures ? Object.entries(failures.byDeficit).map(([k, v]) => `${k} ${v}`).join(", ") + `, other ${failures.other}` : "-",
     heldOut ? `${pct(heldOut.explainedShare)} (${heldOut.explained}/${heldOut.failed})` : "-",
     results ? `${results.overall.base.passed} → ${results.overall.trace.passed} of ${results.overall.base.total}` : "-",
     sft?.weightsSha256 ? `${sft.weightsSha256.slice(0, 16)}${sft.deterministic ? " (deterministic)" : ""}` : "-"]);
 }
-console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | same action % | base passed | failures explained % | by deficit | held-out failures explained % | evaluation: base → TRACE | weights sha256 |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("| run | SFT loss (steps) | base stage s | well-formed calls % | exact ids % | sampled: exact ids % (episodes with an unseen id) | same action % | base passed | failures explained % | by deficit | held-out failures explained % | evaluation: base → TRACE | weights sha256 |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
 ' $NAMES | tee "$OUT/table.md"
 for name in $NAMES; do
