@@ -128,8 +128,9 @@ export async function measureHeldOutMechanics(options: {
   const held = await playDemonstrations(options.world, seeds, { ...NO_EXPERT_DEFICITS });
   const client = createChatClient({ baseUrl: options.baseUrl, model: options.model, maxRetries: 1, maxConcurrency: 16, timeoutMs: 600_000, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   const report = await measureMechanics({ client, demonstrations: held, maxTokens: options.maxTokens });
-  const sampled = options.sampled === undefined || options.sampled.samples === 0 ? undefined : await sampleOwnEpisodes(options.world, seeds, client, options.sampled.samples, options.sampled.temperature, options.maxTokens);
-  return { ...report, ...(sampled === undefined ? {} : { sampled: countSampledIdentifiers(sampled, options.sampled!.temperature) }), seeds: { start: options.start, count: held.length } };
+  const sampling = options.sampled !== undefined && options.sampled.samples > 0 ? options.sampled : undefined;
+  const sampled = sampling === undefined ? undefined : countSampledIdentifiers(await sampleOwnEpisodes(options.world, seeds, client, sampling.samples, sampling.temperature, options.maxTokens), sampling.temperature);
+  return { ...report, ...(sampled === undefined ? {} : { sampled }), seeds: { start: options.start, count: held.length } };
 }
 
 /** The model's own episodes in the target world on `seeds`, `samples` each at `temperature`: each conversation, system prompt first. */
