@@ -26,7 +26,7 @@ const config = {
   name: "mini-smoke",
   model: {
     initTiny: { vocabSize: 1024, hiddenSize: 32, layers: 1, attentionHeads: 2, keyValueHeads: 1, headDim: 16, intermediateSize: 64, seed: 0 },
-    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3, mechanicsSamples: 1, practiceShare: 0.5, shuffle: true, schedule: { warmupSteps: 1 } },
+    sft: { demonstrations: 24, epochs: 1, batchSize: 8, learningRate: 0.005, rank: 32, refresh: { demonstrations: 8 }, splitDigits: true, mechanicsDemonstrations: 3, mechanicsSamples: 1, corrections: { episodes: 4 }, practiceShare: 0.5, shuffle: true, schedule: { warmupSteps: 1 } },
   },
   // The v2 target: composite tasks among the single-capability ones.
   target: { kind: "mini", families: ["precondition", "payment", "composite"], trainingSeeds: 8, evaluationSeedStart: 100_000, evaluationSeedCount: 4, maxSteps: 6, maxTokens: 24, temperature: 1, concurrency: 8 },
@@ -80,6 +80,13 @@ test("TRACE-mini: base SFT, analysis, training, retrieval routing, held-out eval
   // Mechanics measured through the worker on 3 held-out flawless demonstrations, apart from task success.
   const mechanics = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { mechanics: { demonstrations: number; turns: number; toolTurns: number; toolCallValidity: number; identifierCopying: number; callAttempts: number; textAtToolTurns: number; sampled: { episodes: number; temperature: number; identifierCopying: number } } }).mechanics;
   assert.equal(mechanics.demonstrations, 3);
+  // One round of corrections: the base played four fresh seeds itself, and each state it reached was labelled and trained on.
+  const corrections = (JSON.parse(readFileSync(path.join(runDirectory, "base", "sft.json"), "utf8")) as { corrections: { temperature: number; states: string; rounds: { episodes: number; states: number; disagreements: number; trained: number; losses: number[] }[] } }).corrections;
+  assert.equal(corrections.rounds.length, 1);
+  const [round] = corrections.rounds;
+  assert.ok(round!.episodes === 4 && round!.states >= 4 && round!.disagreements <= round!.states && round!.losses.length >= 1, JSON.stringify(corrections));
+  assert.deepEqual([corrections.states, round!.trained], ["all", round!.states], "every state labelled is trained on");
+  assert.equal(corrections.temperature, 1);
   // The base's own episodes on the same three seeds, one each, at the training temperature.
   assert.deepEqual([mechanics.sampled.episodes, mechanics.sampled.temperature], [3, 1]);
   assert.ok(mechanics.sampled.identifierCopying >= 0 && mechanics.sampled.identifierCopying <= 1);

@@ -18,11 +18,12 @@ import { createChatTokenizeClient } from "../models/chat-tokenize-client.js";
 import { runSft, scheduledLearningRate } from "../training/run-sft.js";
 import { createModuleSdk } from "../envs/modules/module-sdk.js";
 import { sftDatum } from "../training/sft-datum.js";
-import { countSampledIdentifiers, createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, MINI_CAPABILITY_MODULES, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
-import { runEpisode } from "../rollout/agent-loop.js";
+import { countSampledIdentifiers, createScriptedExpert, DEFAULT_EXPERT_DEFICITS, measureMechanics, MINI_CAPABILITY_MODULES, sameAction, unseenIdentifiers, miniTargetModule, NO_EXPERT_DEFICITS, type MechanicsReport, type MiniFamily } from "../envs/mini/index.js";
+import { runEpisode, type SamplingOptions } from "../rollout/agent-loop.js";
 import { createTokenizeClient } from "../models/tokenize-client.js";
-import type { Message } from "../spec/message.js";
+import type { AssistantMessage, Message } from "../spec/message.js";
 import type { ToolSpec } from "../spec/tool-spec.js";
+import type { Datum } from "../worker/trainer-types.js";
 import { createModuleEnvironment, seedTaskId } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
 import { atDifficulty, nativeModuleRunner, type ModuleRunner } from "../envs/modules/module-runner.js";
@@ -30,7 +31,7 @@ import { createTinyCheckpoint } from "../worker/tiny-checkpoint.js";
 import { startWorker } from "../worker/worker-process.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { PipelineConfigError } from "./pipeline-config-error.js";
-import { demonstrationSeedCount, workerServeArguments } from "./pipeline-config.js";
+import { correctionSeedStart, demonstrationSeedCount, workerServeArguments } from "./pipeline-config.js";
 
 /** One demonstration: the conversation (system prompt first), the tools offered, and its grade. */
 export interface Demonstration {
@@ -56,6 +57,8 @@ export interface BaseModelRecord {
   deterministic?: boolean;
   /** SHA-256 of the merged `model.safetensors`: two trainings of one recipe and seed compare by it. */
   weightsSha256?: string;
+  /** The rounds of corrections after the epochs (`model.sft.corrections`), when configured. */
+  corrections?: { learningRate: number; temperature: number; epochs: number; states: "all" | "copying"; rounds: CorrectionRound[] };
   /** Mechanics of the trained base on held-out flawless demonstrations (`src/envs/mini/mechanics.ts`). */
   mechanics?: MechanicsReport & { seeds: { start: number; count: number } };
 }
@@ -75,11 +78,11 @@ export interface DemonstrationWorld {
 }
 
 /**
- * The scripted expert's episodes on `seeds`, with `deficits`: in the target world, except for the seeds that
- * `practiceShare` sends to a practice world (one of `MINI_CAPABILITY_MODULES`, at a level drawn from its difficulty
- * levels; the draw is a function of the seed alone, so a rerun plays the same worlds).
+ * Episodes on `seeds`, each played by `policyFor(seed)` (with its sampling, if any): in the target world, except for the
+ * seeds that `practiceShare` sends to a practice world (one of `MINI_CAPABILITY_MODULES`, at a level drawn from its
+ * difficulty levels; the draw is a function of the seed alone, so a rerun plays the same worlds).
  */
-async function playDemonstrations(world: DemonstrationWorld, seeds: readonly number[], deficits: Record<string, number>, practiceShare = 0): Promise<Demonstration[]> {
+async function playEpisodes(world: DemonstrationWorld, seeds: readonly number[], practiceShare: number, policyFor: (seed: number) => { policy: ChatClient; sampling?: SamplingOptions }): Promise<Demonstration[]> {
   const sdk = createModuleSdk();
   // Seeds grouped by world: "target", or a practice module's capability and level.
   const groups = new Map<string, { runner: ModuleRunner; seeds: number[] }>();
@@ -97,16 +100,91 @@ async function playDemonstrations(world: DemonstrationWorld, seeds: readonly num
     } else add("target", () => nativeModuleRunner(miniTargetModule([...world.families])), seed);
   }
   const played = new Map<number, Demonstration>();
+  // Several episodes in flight: a model policy answers over HTTP (the scripted expert answers at once either way).
+  const limit = pLimit(32);
   for (const group of groups.values()) {
     const environment = await createModuleEnvironment({ runner: group.runner, seeds: group.seeds, name: "mini-service-demonstrations", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
-    for (const [index, task] of environment.tasks().entries()) {
-      const seed = group.seeds[index]!;
-      const result = await runEpisode({ environment, task, policy: createScriptedExpert({ deficits, seed }), user: createInstanceUser(environment.instance(task)) });
-      played.set(seed, { seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
-    }
+    await Promise.all(
+      group.seeds.map((seed) =>
+        limit(async () => {
+          const task = environment.task(seedTaskId(seed));
+          const { policy, sampling } = policyFor(seed);
+          const result = await runEpisode({ environment, task, policy, user: createInstanceUser(environment.instance(task)), ...(sampling === undefined ? {} : { sampling }) });
+          played.set(seed, { seed, messages: [{ role: "system", content: environment.systemPrompt(task) }, ...result.trajectory.messages], tools: environment.tools(task), reward: result.trajectory.reward?.reward ?? 0 });
+        }),
+      ),
+    );
   }
   // In seed order, as they were asked for.
   return seeds.map((seed) => played.get(seed)!);
+}
+
+/** The scripted expert's episodes on `seeds`, with `deficits` drawn per episode (`playEpisodes`' worlds). */
+function playDemonstrations(world: DemonstrationWorld, seeds: readonly number[], deficits: Record<string, number>, practiceShare = 0): Promise<Demonstration[]> {
+  return playEpisodes(world, seeds, practiceShare, (seed) => ({ policy: createScriptedExpert({ deficits, seed }) }));
+}
+
+/** Whether two assistant turns are the same kind of move: a call of the same tool, or both a reply. */
+function sameKind(left: AssistantMessage, right: AssistantMessage): boolean {
+  return (left.tool_calls?.[0]?.function.name ?? null) === (right.tool_calls?.[0]?.function.name ?? null);
+}
+
+/** What one round of corrections (`model.sft.corrections`) played and labelled. */
+export interface CorrectionRound {
+  episodes: number;
+  /** Share of the base's own episodes the environment graded as solved. */
+  successRate: number;
+  /** States the base reached (its assistant turns), each labelled with the expert's action: one datum each. */
+  states: number;
+  /** Of those, the states where the base had not done what the expert would. */
+  disagreements: number;
+  /** The states trained on: all of them, or those `states: "copying"` keeps. */
+  trained: number;
+  losses: number[];
+}
+
+/**
+ * One round of corrections: the model a worker serves as `model` plays `seeds` (sampled at `temperature`), and every
+ * state it reached becomes a datum whose context is its own conversation and whose target is the expert's next action
+ * there (the expert of that seed, with `deficits`, as its demonstration would have drawn them).
+ */
+export async function correctionDatums(options: {
+  world: DemonstrationWorld;
+  seeds: readonly number[];
+  practiceShare: number;
+  deficits: Record<string, number>;
+  policy: ChatClient;
+  temperature: number;
+  maxTokens: number;
+  toDatum: (messages: readonly Message[], tools: readonly ToolSpec[]) => Promise<Datum>;
+  /** `model.sft.corrections.states`. */
+  states: "all" | "copying";
+}): Promise<{ datums: Datum[]; round: Omit<CorrectionRound, "losses"> }> {
+  const played = await playEpisodes(options.world, options.seeds, options.practiceShare, (seed) => ({ policy: options.policy, sampling: { temperature: options.temperature, maxTokens: options.maxTokens, seed } }));
+  const limit = pLimit(8);
+  let disagreements = 0;
+  const labelled = await Promise.all(
+    played.flatMap((episode) => {
+      // "copying" corrects ids alone: the flawless expert labels, and only a move of the kind it would make is kept, so
+      // no decision is taught (with the deficits' draws it would also teach, say, cancelling an order it saw delivered).
+      const expert = createScriptedExpert({ deficits: options.states === "copying" ? { ...NO_EXPERT_DEFICITS } : options.deficits, seed: episode.seed });
+      const firstUser = episode.messages.findIndex((message) => message.role === "user");
+      return episode.messages.flatMap((message, index) => {
+        if (message.role !== "assistant" || index < firstUser) return [];
+        return [
+          limit(async () => {
+            const context = episode.messages.slice(0, index);
+            const { message: label } = await expert.complete({ messages: context, tools: [...episode.tools] });
+            if (!sameAction(message, label)) disagreements += 1;
+            if (options.states === "copying" && !(unseenIdentifiers(context, message).length > 0 && sameKind(message, label))) return undefined;
+            return options.toDatum([...context, label], episode.tools);
+          }),
+        ];
+      });
+    }),
+  );
+  const datums = labelled.filter((datum): datum is Datum => datum !== undefined);
+  return { datums, round: { episodes: played.length, successRate: played.filter((episode) => episode.reward === 1).length / Math.max(1, played.length), states: labelled.length, disagreements, trained: datums.length } };
 }
 
 /**
@@ -233,7 +311,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     // Resumable: the adapter and optimizer are saved after every epoch with the losses so far.
     const stateDirectory = path.join(directory, "sft-state");
     const progressFile = path.join(directory, "sft-progress.json");
-    const progress = existsSync(progressFile) ? (JSON.parse(readFileSync(progressFile, "utf8")) as { epochs: number; losses: number[] }) : { epochs: 0, losses: [] };
+    const progress = existsSync(progressFile) ? (JSON.parse(readFileSync(progressFile, "utf8")) as { epochs: number; losses: number[]; corrections?: CorrectionRound[] }) : { epochs: 0, losses: [] };
     if (progress.epochs > 0) {
       await trainer.loadState({ adapter: "sft", path: stateDirectory });
       context.log(`  sft: resuming after epoch ${progress.epochs}`);
@@ -262,6 +340,33 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       context.log(`  sft epoch ${epoch}/${epochs}${refresh ? " (fresh demonstrations)" : ""} (step ${losses.length}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
       await trainer.saveState({ adapter: "sft", path: stateDirectory });
       writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
+    }
+    // Corrections: the base plays fresh seeds itself and learns the expert's action at every state it reached.
+    const corrections: BaseModelRecord["corrections"] = sft.corrections === undefined ? undefined : { learningRate: sft.corrections.learningRate ?? sft.learningRate * (sft.schedule?.floor ?? 1), temperature: sft.corrections.temperature ?? config.training.temperature, epochs: sft.corrections.epochs, states: sft.corrections.states, rounds: [...(progress.corrections ?? [])] };
+    if (sft.corrections !== undefined && corrections !== undefined) {
+      const policy = createChatClient({ baseUrl: worker.baseUrl, model: "sft", maxRetries: 1, maxConcurrency: 64, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
+      for (let round = corrections.rounds.length + 1; round <= sft.corrections.rounds; round += 1) {
+        const start = correctionSeedStart(sft) + (round - 1) * sft.corrections.episodes;
+        context.log(`  corrections ${round}/${sft.corrections.rounds}: the base plays ${sft.corrections.episodes} episodes (seeds ${start}–${start + sft.corrections.episodes - 1}) at temperature ${corrections.temperature}, the expert labels every state`);
+        const { datums: corrected, round: played } = await correctionDatums({
+          world: config.target,
+          seeds: Array.from({ length: sft.corrections.episodes }, (_, index) => start + index),
+          practiceShare: sft.practiceShare,
+          deficits,
+          policy,
+          temperature: corrections.temperature,
+          maxTokens: config.target.maxTokens ?? 128,
+          toDatum: async (messages, tools) => (await sftDatum({ messages, tools, tokenize, endOfTurnTokenIds: endOfTurn, lastTurnOnly: true })).datum,
+          states: sft.corrections.states,
+        });
+        const ordered = createModuleSdk().random(config.target.seed * 100_003 + 1_000_000 + round).shuffle(corrected);
+        // A round whose states are all left out ("copying", a base that copied every id) trains nothing.
+        const steps = ordered.length === 0 ? [] : await runSft({ trainer, adapter: "sft", datums: ordered, epochs: sft.corrections.epochs, batchSize: sft.batchSize, learningRate: corrections.learningRate });
+        corrections.rounds.push({ ...played, losses: steps.map((step) => step.loss) });
+        context.log(`  corrections ${round}/${sft.corrections.rounds}: the base solved ${(100 * played.successRate).toFixed(1)}% of ${played.episodes} episodes of its own; the expert's action differed at ${played.disagreements} of its ${played.states} states; ${played.trained} trained on (${sft.corrections.states}); ${steps.length === 0 ? "nothing to train" : `loss ${steps[0]!.loss.toFixed(3)} → ${steps.at(-1)!.loss.toFixed(3)}`}`);
+        await trainer.saveState({ adapter: "sft", path: stateDirectory });
+        writeFileSync(progressFile, JSON.stringify({ epochs, losses, corrections: corrections.rounds }) + "\n");
+      }
     }
     // Mechanics apart from task success, on held-out demonstrations of a flawless expert (seeds after every SFT seed).
     let mechanics: BaseModelRecord["mechanics"];
@@ -292,6 +397,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       seconds: (Date.now() - started) / 1000,
       deterministic,
       ...(weightsSha256 === undefined ? {} : { weightsSha256 }),
+      ...(corrections === undefined ? {} : { corrections }),
       ...(mechanics === undefined ? {} : { mechanics }),
     };
     writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");

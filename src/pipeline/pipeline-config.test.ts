@@ -221,6 +221,11 @@ test("mini: evaluation seeds that overlap the base's SFT demonstrations, or demo
   assert.doesNotThrow(mini({ evaluationSeedStart: 1_000_400 }));
   assert.doesNotThrow(mini({ evaluationSeedStart: 999_900 }));
   assert.throws(mini({ evaluationSeedStart: 50_000 }, { demonstrationSeedStart: 100 }), /model\.sft\.demonstrationSeedStart: 100 is below target\.trainingSeeds \(120\)/);
+  // Corrections play seeds right after the demonstrations and the 20 mechanics seeds (1,000,420 … 1,000,619 here).
+  assert.throws(mini({ evaluationSeedStart: 1_000_500 }, { corrections: { rounds: 2, episodes: 100 } }), (error: unknown) => error instanceof PipelineConfigError && error.issues.some((issue) => issue === "target.evaluationSeedStart: evaluation seeds 1000500–1000599 overlap the base's correction episodes (model.sft.corrections seeds 1000420–1000619): evaluate on tasks the base was not trained on"));
+  assert.doesNotThrow(mini({ evaluationSeedStart: 1_000_500 }));
+  assert.doesNotThrow(mini({ evaluationSeedStart: 1_000_620 }, { corrections: { rounds: 2, episodes: 100 } }));
+  assert.throws(mini({ evaluationSeedStart: 50_000 }, { corrections: { episodes: 0 } }), /model\.sft\.corrections\.episodes/);
   // Without base SFT (a shipped checkpoint) nothing is demonstrated.
   assert.doesNotThrow(() => parsePipelineConfig({ name: "m", model: {}, target: { kind: "mini", evaluationSeedStart: 1_000_000 } }, "c.json"));
 });

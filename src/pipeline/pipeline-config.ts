@@ -76,6 +76,11 @@ export function demonstrationSeedCount(sft: { demonstrations: number; refresh?: 
   return sft.demonstrations + (sft.refresh?.demonstrations ?? 0);
 }
 
+/** The first seed of the base's correction episodes (`model.sft.corrections`): right after the demonstrations and the held-out mechanics seeds. */
+export function correctionSeedStart(sft: { demonstrationSeedStart: number; demonstrations: number; refresh?: { demonstrations: number } | undefined; mechanicsDemonstrations: number }): number {
+  return sft.demonstrationSeedStart + demonstrationSeedCount(sft) + sft.mechanicsDemonstrations;
+}
+
 /** The `trace_worker serve` arguments a configuration's worker section asks for. */
 export function workerServeArguments(worker: ResolvedPipelineConfig["worker"]): string[] {
   return [...(worker.deterministic ? ["--deterministic"] : []), ...worker.extraArguments];
@@ -253,6 +258,33 @@ const pipelineConfigSchema = z.strictObject({
             epochs: positiveInteger.default(1),
             /** Default: `learningRate` above. */
             learningRate: z.number().positive().optional(),
+          })
+          .optional(),
+        /**
+         * Rounds of corrections after every epoch above (DAgger, Ross et al. 2011): the base plays `episodes` fresh seeds
+         * itself (sampled at `temperature`; worlds drawn as the demonstrations' are), the expert labels every state the
+         * base reached with its own next action (its deficits drawn per episode as in its demonstrations), and the
+         * adapter trains `epochs` on those labels, the base's own turns as context and the expert's as the target. It
+         * teaches the base to act from conversations it reaches itself, which demonstrations never show (an id it
+         * garbled, a call the tools refused). Seeds: right after the mechanics seeds, `episodes` a round.
+         */
+        corrections: z
+          .strictObject({
+            rounds: positiveInteger.default(1),
+            episodes: positiveInteger,
+            epochs: positiveInteger.default(1),
+            /** Default: the schedule's last rate (`learningRate` × `schedule.floor`), else `learningRate`. */
+            learningRate: z.number().positive().optional(),
+            /** Default: `training.temperature`. */
+            temperature: z.number().nonnegative().optional(),
+            /**
+             * Which states are trained on: "all" (DAgger, labelled by the expert with its deficits), or "copying": only
+             * those where the base wrote an identifier not in its conversation and the flawless expert's action there is
+             * the same kind (the same tool, or a reply), labelled by that expert — the copying corrected, no decision
+             * taught. With "all", the deficits teach decisions the demonstrations never show (cancelling an order after
+             * looking up that it was delivered).
+             */
+            states: z.enum(["all", "copying"]).default("all"),
           })
           .optional(),
       })
@@ -493,6 +525,13 @@ const pipelineConfigSchema = z.strictObject({
     const evaluationEnd = config.target.evaluationSeedStart + config.target.evaluationSeedCount;
     if (config.target.evaluationSeedStart < demonstrationEnd && sft.demonstrationSeedStart < evaluationEnd) {
       context.addIssue({ code: "custom", path: ["target", "evaluationSeedStart"], message: `evaluation seeds ${config.target.evaluationSeedStart}–${evaluationEnd - 1} overlap the base's SFT demonstrations (model.sft seeds ${sft.demonstrationSeedStart}–${demonstrationEnd - 1}): evaluate on tasks the base was not trained on` });
+    }
+    if (sft.corrections !== undefined) {
+      const start = correctionSeedStart(sft);
+      const end = start + sft.corrections.rounds * sft.corrections.episodes;
+      if (config.target.evaluationSeedStart < end && start < evaluationEnd) {
+        context.addIssue({ code: "custom", path: ["target", "evaluationSeedStart"], message: `evaluation seeds ${config.target.evaluationSeedStart}–${evaluationEnd - 1} overlap the base's correction episodes (model.sft.corrections seeds ${start}–${end - 1}): evaluate on tasks the base was not trained on` });
+      }
     }
     if (sft.demonstrationSeedStart < config.target.trainingSeeds) context.addIssue({ code: "custom", path: ["model", "sft", "demonstrationSeedStart"], message: `${sft.demonstrationSeedStart} is below target.trainingSeeds (${config.target.trainingSeeds}): the demonstrations would include the analysed training tasks` });
   }

@@ -43,6 +43,16 @@ test("only the tokens each assistant turn adds after its prompt carry weight, en
   assert.equal(weightedTokens, 5);
 });
 
+test("with lastTurnOnly, the earlier assistant turns are context: only the last one carries weight", async () => {
+  const { datum, weightedTokens } = await sftDatum({ messages: conversation, tools: [], tokenize: fakeTokenize, endOfTurnTokenIds: [END], lastTurnOnly: true });
+  const weightOf = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1];
+  assert.deepEqual(datum.weights, weightOf.slice(1));
+  assert.equal(weightedTokens, 3);
+  // A conversation ending on its first assistant turn keeps that turn's weight and nothing after it.
+  const first = await sftDatum({ messages: conversation.slice(0, 3), tools: [], tokenize: fakeTokenize, endOfTurnTokenIds: [END], lastTurnOnly: true });
+  assert.equal(first.weightedTokens, 2);
+});
+
 test("a template that re-renders earlier turns is refused with the turn's index", async () => {
   const rerendering: ChatTokenize = async (messages, tools) => (messages.length === conversation.length ? [99, ...(await fakeTokenize(messages, tools))] : fakeTokenize(messages, tools));
   await assert.rejects(sftDatum({ messages: conversation, tools: [], tokenize: rerendering, endOfTurnTokenIds: [END] }), (error: unknown) => error instanceof TemplatePrefixError && error.messageIndex === 2);

@@ -1,6 +1,7 @@
 /**
  * A conversation as a cross-entropy datum: the full conversation's tokens with weight 1 on exactly the tokens each
- * assistant turn adds after its prompt prefix (its content, tool calls and end-of-turn token), 0 elsewhere.
+ * assistant turn adds after its prompt prefix (its content, tool calls and end-of-turn token), 0 elsewhere (or on the
+ * last assistant turn only, with `lastTurnOnly`).
  */
 import type { Message } from "../spec/message.js";
 import type { ToolSpec } from "../spec/tool-spec.js";
@@ -14,6 +15,11 @@ export interface SftDatumOptions {
   tokenize: ChatTokenize;
   /** Ids that end an assistant turn (`<|im_end|>` for Qwen); the first one after a turn's prompt closes the turn. */
   endOfTurnTokenIds: readonly number[];
+  /**
+   * Weight only the last assistant turn: the earlier ones are context (another policy's turns, as in a correction
+   * datum whose conversation the model itself played and whose last turn is the expert's).
+   */
+  lastTurnOnly?: boolean;
 }
 
 /** The datum (position i predicts token i + 1) and its weighted token count. */
@@ -29,8 +35,9 @@ export async function sftDatum(options: SftDatumOptions): Promise<SftDatum> {
   const full = await tokenize(messages, tools);
   const weighted = new Array<number>(full.length).fill(0);
   let end = 0;
+  const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
   for (const [index, message] of messages.entries()) {
-    if (message.role !== "assistant") continue;
+    if (message.role !== "assistant" || (options.lastTurnOnly === true && index !== lastAssistant)) continue;
     const prefix = await tokenize(messages.slice(0, index), tools);
     if (prefix.length > full.length || prefix.some((token, position) => full[position] !== token)) throw new TemplatePrefixError(index, prefix);
     let position = prefix.length;

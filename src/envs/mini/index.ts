@@ -13,4 +13,4 @@ export {
 export { ExpertDeficitRateError } from "./expert-deficit-rate-error.js";
 export { parseServiceRequest, type ServicePart, type ServiceRequest } from "./parse-service-request.js";
 export { attributeMiniFailure, closingReply, episodeClaims, episodeSlips, refusedCallIds, type DesignedDeficit, type EpisodeClaims, type EpisodeSlips, type FailureAttribution } from "./deficit-attribution.js";
-export { countSampledIdentifiers, measureMechanics, type MechanicsDemonstration, type MechanicsReport, type SampledIdentifierReport } from "./mechanics.js";
+export { countSampledIdentifiers, measureMechanics, sameAction, unseenIdentifiers, type MechanicsDemonstration, type MechanicsReport, type SampledIdentifierReport } from "./mechanics.js";

@@ -9,6 +9,7 @@ import { NO_EXPERT_DEFICITS } from "./expert-deficits.js";
 import { countSampledIdentifiers, measureMechanics, type MechanicsDemonstration } from "./mechanics.js";
 import { miniTargetModule } from "./mini-capability-modules.js";
 import { createScriptedExpert } from "./scripted-expert.js";
+import { expertGarblingAfterLookup } from "../../testing/mini-test-clients.js";
 
 async function demonstrations(count: number): Promise<MechanicsDemonstration[]> {
   const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(["precondition", "payment", "composite"])), seeds: Array.from({ length: count }, (_, index) => 7000 + index) });
@@ -101,17 +102,8 @@ test("a text reply where a call was due is a decision, apart from the calls' for
 test("in the model's own episodes, an identifier not yet in the conversation is counted, and only where it is first written", async () => {
   const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule(["precondition", "payment", "composite"])), seeds: Array.from({ length: 20 }, (_, index) => 9000 + index) });
   const expert = createScriptedExpert({ deficits: NO_EXPERT_DEFICITS });
-  // After an order lookup, a cancellation naming another order: the id's last two digits swapped (#W45 → #W54).
-  const garblesAfterLookup: ChatClient = {
-    async complete(request: ChatRequest): Promise<ChatCompletion> {
-      const completion = await expert.complete(request);
-      const last = request.messages.at(-1);
-      if (last?.role !== "tool" || !last.content.includes('"status"')) return completion;
-      const calls = completion.message.tool_calls?.map((call) => ({ ...call, function: { ...call.function, arguments: call.function.arguments.replace(/#W(\d)(\d)\b/g, "#W$2$1") } }));
-      return { ...completion, message: { ...completion.message, ...(calls === undefined ? {} : { tool_calls: calls }) } };
-    },
-    usage: () => expert.usage(),
-  };
+  // After an order lookup, a cancellation naming another order: the id's last two digits swapped.
+  const garblesAfterLookup = expertGarblingAfterLookup();
   const play = async (policy: ChatClient) => {
     const episodes = [];
     for (const task of environment.tasks()) {

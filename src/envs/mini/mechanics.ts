@@ -106,6 +106,12 @@ export function countSampledIdentifiers(episodes: readonly (readonly Message[])[
   return { episodes: episodes.length, temperature, identifiers, copiedIdentifiers, identifierCopying: identifiers === 0 ? 1 : copiedIdentifiers / identifiers, episodesWithUnseenIdentifier, examples };
 }
 
+/** The identifiers `message` writes that do not appear in `context` (the conversation before it). */
+export function unseenIdentifiers(context: readonly Message[], message: AssistantMessage): string[] {
+  const text = context.map((earlier) => (earlier.role === "assistant" ? written(earlier) : earlier.content ?? "")).join("\n");
+  return (written(message).match(MINI_IDENTIFIER) ?? []).filter((identifier) => !text.includes(identifier));
+}
+
 /** Turns after a status lookup and how many of them the model answered as the expert did. */
 export interface StatusTurns {
   turns: number;
@@ -147,7 +153,8 @@ function written(message: AssistantMessage): string {
   return [message.content ?? "", ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
 }
 
-function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean {
+/** Whether `answer` did what `expert` did: the same tool with the same arguments, or a text reply where the expert replied. */
+export function sameAction(answer: AssistantMessage, expert: AssistantMessage): boolean {
   const expertCall = expert.tool_calls?.[0];
   const answerCall = answer.tool_calls?.[0];
   if (expertCall === undefined) return answerCall === undefined && (answer.content ?? "").trim() !== "";
