@@ -136,7 +136,7 @@ export interface CorrectionRound {
   successRate: number;
   /** States the base reached (its assistant turns), each labelled with the expert's action: one datum each. */
   states: number;
-  /** Of those, the states where the base had not done what the expert would. */
+  /** Of those, the states where the base had not done what the labelling expert would. */
   disagreements: number;
   /** The states trained on: all of them, or those `states: "copying"` keeps. */
   trained: number;
@@ -144,9 +144,11 @@ export interface CorrectionRound {
 }
 
 /**
- * One round of corrections: the model a worker serves as `model` plays `seeds` (sampled at `temperature`), and every
- * state it reached becomes a datum whose context is its own conversation and whose target is the expert's next action
- * there (the expert of that seed, with `deficits`, as its demonstration would have drawn them).
+ * One round of corrections: `policy` plays `seeds` (sampled at `temperature`), and each state it reached becomes a
+ * datum whose context is its own conversation and whose target is the labelling expert's next action there — with
+ * `states` "all", the expert of that seed with `deficits` (drawn as its demonstration would have drawn them), every
+ * state kept; with "copying", the flawless expert, only the states where the policy wrote an unseen identifier and the
+ * expert makes the same kind of move.
  */
 export async function correctionDatums(options: {
   world: DemonstrationWorld;
