@@ -106,7 +106,7 @@ async function waitFor(page: Page, expression: string, timeout = 15_000): Promis
 async function show(page: Page, hash: string): Promise<void> {
   const view = /^#\/\d+\/([a-z]+)/.exec(hash)![1]!;
   const since = await evaluate<number>(page, `location.hash = ${JSON.stringify(hash)}, Date.now()`);
-  await waitFor(page, `(() => { const main = document.getElementById("view"); return main.dataset.view === ${JSON.stringify(view)} && Number(main.dataset.ready) >= ${since - 5} && [...document.querySelectorAll(".chart")].every((chart) => chart.dataset.rendered === "true"); })()`);
+  await waitFor(page, `(() => { const main = document.getElementById("view"); return main.dataset.view === ${JSON.stringify(view)} && main.dataset.hash === ${JSON.stringify(hash)} && Number(main.dataset.ready) >= ${since - 5} && [...document.querySelectorAll(".chart")].every((chart) => chart.dataset.rendered === "true"); })()`);
 }
 
 /** The number of newline-terminated lines of a file (0 while it does not exist). */

@@ -22,6 +22,8 @@ let runs: Json[] = [];
 let shown = "";
 let charts: { finalize(): void }[] = [];
 let busy = false;
+/** A refresh was asked for while one was in flight. */
+let again = false;
 
 function route(): Route {
   const match = /^#\/(\d+)\/([a-z]+)(?:\?(.*))?$/.exec(location.hash);
@@ -338,9 +340,14 @@ function renderHeader(current: Route): void {
 
 /** Reads the current view; renders it when its data changed (or `force`). */
 async function refresh(force: boolean): Promise<void> {
-  if (busy) return;
+  // A navigation while a refresh is in flight renders right after it, not at the next poll.
+  if (busy) {
+    again = true;
+    return;
+  }
   busy = true;
   try {
+    const hash = location.hash;
     const current = route();
     const listing = (await (await fetch("/api/runs")).json());
     runs = listing.runs;
@@ -348,7 +355,7 @@ async function refresh(force: boolean): Promise<void> {
     renderHeader(current);
     const response = await fetch(`/api/runs/${current.run}/${current.view}?${current.params.toString()}`);
     const text = await response.text();
-    const key = `${location.hash}\n${text}`;
+    const key = `${hash}\n${text}`;
     if (!force && key === shown) return;
     shown = key;
     const main = document.getElementById("view")!;
@@ -360,6 +367,8 @@ async function refresh(force: boolean): Promise<void> {
     if (!response.ok) main.innerHTML = `<div class="error" data-testid="error">${escape(data.error)}</div>`;
     else main.innerHTML = (problem ? `<div class="error" data-testid="error">${escape(problem)}</div>` : "") + (RENDERERS[current.view] ?? (() => `<div class="error">no view ${escape(current.view)}</div>`))(data, current);
     main.dataset.view = current.view;
+    // The address this render is of: a reader waiting for a view knows it is not an earlier address's render.
+    main.dataset.hash = hash;
     await embedCharts();
     main.dataset.ready = String(Date.now());
     document.getElementById("status")!.textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -367,6 +376,10 @@ async function refresh(force: boolean): Promise<void> {
     document.getElementById("status")!.textContent = `dashboard unreachable: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
     busy = false;
+    if (again) {
+      again = false;
+      void refresh(false);
+    }
   }
 }
 
