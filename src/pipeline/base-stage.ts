@@ -215,19 +215,12 @@ export async function measureHeldOutMechanics(options: {
 
 /** The model's own episodes in the target world on `seeds`, `samples` each at `temperature`: each conversation, system prompt first. */
 async function sampleOwnEpisodes(world: DemonstrationWorld, seeds: readonly number[], policy: ChatClient, samples: number, temperature: number, maxTokens: number): Promise<Message[][]> {
-  const environment = await createModuleEnvironment({ runner: nativeModuleRunner(miniTargetModule([...world.families])), seeds: [...seeds], name: "mini-service-mechanics", ...(world.maxSteps === undefined ? {} : { maxSteps: world.maxSteps }) });
-  const limit = pLimit(16);
-  return Promise.all(
-    seeds.flatMap((seed) =>
-      Array.from({ length: samples }, (_, trial) =>
-        limit(async () => {
-          const task = environment.task(seedTaskId(seed));
-          const result = await runEpisode({ environment, task, policy, user: createInstanceUser(environment.instance(task)), sampling: { temperature, maxTokens, seed: seed * samples + trial }, trial });
-          return [{ role: "system" as const, content: environment.systemPrompt(task) }, ...result.trajectory.messages];
-        }),
-      ),
-    ),
-  );
+  const episodes: Message[][] = [];
+  for (let trial = 0; trial < samples; trial += 1) {
+    const played = await playEpisodes(world, seeds, 0, (seed) => ({ policy, sampling: { temperature, maxTokens, seed: seed * samples + trial } }));
+    episodes.push(...played.map((episode) => episode.messages));
+  }
+  return episodes;
 }
 
 /** One line of a mechanics report, as the base stage and `trace model mechanics` print it. */

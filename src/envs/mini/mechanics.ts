@@ -88,7 +88,7 @@ export function countSampledIdentifiers(episodes: readonly (readonly Message[])[
     let context = "";
     let unseen = false;
     for (const message of messages) {
-      const text = message.role === "assistant" ? written(message) : message.content ?? "";
+      const text = messageText(message);
       if (message.role === "assistant") {
         for (const identifier of text.match(MINI_IDENTIFIER) ?? []) {
           identifiers += 1;
@@ -108,7 +108,7 @@ export function countSampledIdentifiers(episodes: readonly (readonly Message[])[
 
 /** The identifiers `message` writes that do not appear in `context` (the conversation before it). */
 export function unseenIdentifiers(context: readonly Message[], message: AssistantMessage): string[] {
-  const text = context.map((earlier) => (earlier.role === "assistant" ? written(earlier) : earlier.content ?? "")).join("\n");
+  const text = context.map(messageText).join("\n");
   return (written(message).match(MINI_IDENTIFIER) ?? []).filter((identifier) => !text.includes(identifier));
 }
 
@@ -148,6 +148,11 @@ function attemptedCall(message: AssistantMessage): boolean {
   return (message.tool_calls?.length ?? 0) > 0 || (message.content ?? "").includes("<tool_call>");
 }
 
+/** The text a message adds to the conversation: a turn's content and tool calls' argument text, or any other message's content. */
+function messageText(message: Message): string {
+  return message.role === "assistant" ? written(message) : (message.content ?? "");
+}
+
 /** The text a message writes: its content and its tool calls' argument text. */
 function written(message: AssistantMessage): string {
   return [message.content ?? "", ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
@@ -181,7 +186,7 @@ export async function measureMechanics(options: { client: ChatClient; demonstrat
       if (message.role !== "assistant" || firstUser < 0 || index < firstUser) return;
       const status = lookedUpStatus(demonstration.messages[index - 1], calls);
       const prefix = demonstration.messages.slice(0, index);
-      const context = prefix.map((earlier) => (earlier.role === "assistant" ? written(earlier) : earlier.content ?? "")).join("\n");
+      const context = prefix.map(messageText).join("\n");
       asks.push(
         (async () => {
           const { message: answer } = await options.client.complete({
