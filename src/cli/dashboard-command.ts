@@ -25,8 +25,8 @@ export function registerDashboardCommand(program: Command): void {
     .command("dashboard")
     .description("a local web page of run directories (stages, rollouts, analysis, environments, training, routing, comparison), updated live while a run is written; Ctrl-C or SIGTERM stops it")
     .argument("<runs...>", "run directories written by `trace run` (several: compared side by side)")
-    .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_DASHBOARD_PORT})`, portOption, DEFAULT_DASHBOARD_PORT)
-    .option("--host <host>", "address to bind (default loopback only)", "127.0.0.1")
+    .option("--port <n>", "port to bind (0: a free one)", portOption, DEFAULT_DASHBOARD_PORT)
+    .option("--host <host>", "address to bind (loopback only by default)", "127.0.0.1")
     .action(async (runs: string[], options: { port: number; host: string }) => {
       await dashboardUntilStopped(runs, options);
     });

@@ -150,7 +150,7 @@ export function registerServeCommand(program: Command): void {
       .command("serve")
       .description("serve a finished `trace run` run's routed agent (its eval/routing.json and trained adapters) as an OpenAI-compatible /v1/chat/completions (each conversation routed on its first user message); Ctrl-C or SIGTERM stops it"),
   )
-    .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_SERVE_PORT})`, portOption, DEFAULT_SERVE_PORT)
+    .option("--port <n>", "port to bind (0: a free one)", portOption, DEFAULT_SERVE_PORT)
     .option("--host <host>", "address to bind", "127.0.0.1")
     .action(async (runDirectory: string, options: { port: number; host: string }) => {
       await serveUntilStopped(runDirectory, options);

@@ -25,7 +25,7 @@ export function registerWorkerCommands(program: Command): void {
     .description("start the worker in the foreground; Ctrl-C (SIGINT) or SIGTERM stops it")
     .requiredOption("--model <directory>", "Hugging Face checkpoint directory (e.g. one made by `trace model init-tiny`)")
     .option("--host <host>", "address to bind", "127.0.0.1")
-    .option("--port <n>", `port to bind (0: a free one; default ${DEFAULT_WORKER_PORT})`, (text: string) => integerOption("--port", text, 0), DEFAULT_WORKER_PORT)
+    .option("--port <n>", "port to bind (0: a free one)", (text: string) => integerOption("--port", text, 0), DEFAULT_WORKER_PORT)
     .option("--api-key <key>", "require Authorization: Bearer KEY (default: TRACE_WORKER_API_KEY, if set)")
     .option("--served-model-name <name>", "the base model's name in /v1/models and requests (default: the directory's name)")
     .option("--gpus <n>", "GPUs to train on, one process each under torchrun (rank 0 serves; datums are split across them)", (text: string) => integerOption("--gpus", text, 1), 1)
