@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { PipelineConfigError } from "./pipeline-config-error.js";
 import { parsePipelineConfig } from "./pipeline-config.js";
-import { checkSweep, mergeConfigPatch, parseSweepRuns, resolveSweepConfig, SweepError } from "./sweep-runs.js";
+import { checkKeptModels, checkSweep, mergeConfigPatch, parseSweepRuns, resolveSweepConfig, SweepError } from "./sweep-runs.js";
 
 const base = { name: "x", model: { sft: { epochs: 24, rank: 16 }, initTiny: { seed: 0 } }, compare: { seeds: [0, 1, 2] } };
 const configs = (file: string): unknown => {
@@ -63,6 +63,16 @@ test("checking a sweep validates every run's merged configuration with the pipel
   assert.throws(
     () => checkSweep(parseSweepRuns([{ name: "ok" }, { name: "bad", patch: { training: { iteratoins: 3 } } }], "s"), "c.json", read),
     (error: unknown) => PipelineConfigError.isInstance(error) && /sweep run bad: training: Unrecognized key: "iteratoins"/.test(error.message),
+  );
+});
+
+test("the checkpoints a call keeps are runs of its sweep, named once each", () => {
+  const runs = parseSweepRuns([{ name: "b24s8" }, { name: "b24s9" }], "s");
+  assert.deepEqual(checkKeptModels(runs, " b24s8  b24s9 "), ["b24s8", "b24s9"]);
+  assert.deepEqual(checkKeptModels(runs, ""), []);
+  assert.throws(
+    () => checkKeptModels(parseSweepRuns([{ name: "s0" }], "s"), "b24s8"),
+    (error: unknown) => SweepError.isInstance(error) && error.message === 'TRACE_KEEP_MODELS: "b24s8" is not a run of the sweep (s0)',
   );
 });
 

@@ -107,6 +107,18 @@ function readJson(file: string): unknown {
   return readJsonFile(file, z.record(z.string(), z.unknown()));
 }
 
+/**
+ * The runs a device call is asked to archive checkpoints of (TRACE_KEEP_MODELS, names separated by blanks), each a run
+ * of the sweep: a name that is not one would come back as no file at all, after the whole call.
+ */
+export function checkKeptModels(runs: readonly SweepRun[], names: string): string[] {
+  const kept = names.split(/\s+/).filter((name) => name !== "");
+  const known = new Set(runs.map((run) => run.name));
+  const unknown = kept.find((name) => !known.has(name));
+  if (unknown !== undefined) throw new SweepError(`TRACE_KEEP_MODELS: ${JSON.stringify(unknown)} is not a run of the sweep (${[...known].join(", ")})`, unknown);
+  return kept;
+}
+
 /** Every run of the sweep resolved and validated by the pipeline's own schema; the first invalid one is named with its fields. */
 export function checkSweep(runs: readonly SweepRun[], defaultConfig: string, readConfig: (file: string) => unknown = readJson): Map<string, ResolvedPipelineConfig> {
   const checked = new Map<string, ResolvedPipelineConfig>();
