@@ -66,7 +66,7 @@ test("checking a sweep validates every run's merged configuration with the pipel
   );
 });
 
-test("the checkpoints a call keeps are runs of its sweep, named once each", () => {
+test("the checkpoints a call keeps must be runs of its sweep", () => {
   const runs = parseSweepRuns([{ name: "b24s8" }, { name: "b24s9" }], "s");
   assert.deepEqual(checkKeptModels(runs, " b24s8  b24s9 "), ["b24s8", "b24s9"]);
   assert.deepEqual(checkKeptModels(runs, ""), []);
