@@ -337,8 +337,9 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
     }
     // Corrections: the base plays fresh seeds itself and learns the expert's action at every state it reached.
-    const corrections: BaseModelRecord["corrections"] = sft.corrections === undefined ? undefined : { learningRate: sft.corrections.learningRate ?? sft.learningRate * (sft.schedule?.floor ?? 1), temperature: sft.corrections.temperature ?? config.training.temperature, epochs: sft.corrections.epochs, states: sft.corrections.states, rounds: [...(progress.corrections ?? [])] };
-    if (sft.corrections !== undefined && corrections !== undefined) {
+    let corrections: BaseModelRecord["corrections"];
+    if (sft.corrections !== undefined) {
+      corrections = { learningRate: sft.corrections.learningRate ?? sft.learningRate * (sft.schedule?.floor ?? 1), temperature: sft.corrections.temperature ?? config.training.temperature, epochs: sft.corrections.epochs, states: sft.corrections.states, rounds: [...(progress.corrections ?? [])] };
       const policy = createChatClient({ baseUrl: worker.baseUrl, model: "sft", maxRetries: 1, maxConcurrency: 64, timeoutMs: 600_000, ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }) });
       for (let round = corrections.rounds.length + 1; round <= sft.corrections.rounds; round += 1) {
         const start = correctionSeedStart(sft) + (round - 1) * sft.corrections.episodes;
