@@ -6,6 +6,9 @@
  * attributes them (`summarizeMiniFailures`). For the failures no deficit explains, the free-running slips and the closing
  * reply's claims of changes never made. A real worker on this machine; one markdown table, a total row last — or, for
  * several bases (`--model A,B`), one row per base summed over the ranges (how a change to the base recipe moves them).
+ * With `--mechanics`, each base's mechanics too (`trace model mechanics` with its defaults) and, for several bases, the
+ * candidate rule of docs/trace-mini-v2.md against the first (`judgeBaseCandidate`): item 1, sampled ids at least the
+ * first's, item 2 with no more unexplained failures than the first's — to be read on validation ranges only.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -19,6 +22,9 @@ import { createPipelineContext } from "../pipeline/pipeline-context.js";
 import { parsePipelineConfig } from "../pipeline/pipeline-config.js";
 import { loadTargetDomains } from "../pipeline/target-tasks.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { HELD_OUT_MECHANICS_DEFAULTS, measureCheckpointMechanics } from "../pipeline/base-stage.js";
+import { judgeBaseCandidate, type BaseReading } from "../pipeline/base-candidate.js";
+import type { MechanicsReport } from "../envs/mini/mechanics.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +34,8 @@ const { values } = parseArgs({
     /** First seeds of the held-out ranges, comma-separated (default: every fresh test split `npm run bench:pooled-evidence` pools). */
     ranges: { type: "string" },
     tasks: { type: "string", default: "100" },
+    /** Also each base's mechanics, and (several bases) the candidate rule against the first. */
+    mechanics: { type: "boolean", default: false },
   },
 });
 const ranges = values.ranges === undefined ? pooledMiniSplitStarts() : values.ranges.split(",").map((text) => Number.parseInt(text, 10));
@@ -95,7 +103,11 @@ const align = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"];
 const settings = `${taskCount} held-out tasks a range, ${values.config}'s evaluation settings (temperature ${raw.evaluation?.temperature ?? "default"}); an episode may show several deficits`;
 
 const read: [string, [string, MiniFailureSummary][]][] = [];
-for (const model of models) read.push([model, await readBase(model)]);
+const mechanics = new Map<string, MechanicsReport>();
+for (const model of models) {
+  read.push([model, await readBase(model)]);
+  if (values.mechanics) mechanics.set(model, await measureCheckpointMechanics(model));
+}
 if (read.length === 1) {
   const [[model, summaries]] = read as [[string, [string, MiniFailureSummary][]]];
   const rows = summaries.map(([range, summary]) => row(range, [summary]));
@@ -105,4 +117,27 @@ if (read.length === 1) {
 } else {
   console.log(`\nEach base on ${ranges.length} held-out ranges (${ranges.join(", ")}), summed; ${settings}\n`);
   console.log(markdownTable([["base", ...header], ...read.map(([model, summaries]) => row(model, summaries.map(([, summary]) => summary)))], { align }));
+}
+if (values.mechanics) {
+  /** What the candidate rule reads of a base: its mechanics and its failures summed over the ranges. */
+  const readingOf = ([model, summaries]: [string, [string, MiniFailureSummary][]]): BaseReading => {
+    const sum = (key: "failed" | "explained" | "other") => summaries.reduce((total, [, summary]) => total + summary[key], 0);
+    return { mechanics: mechanics.get(model)!, failures: { failed: sum("failed"), explained: sum("explained"), other: sum("other") } };
+  };
+  const reference = readingOf(read[0]!);
+  const mark = (pass: boolean) => (pass ? "yes" : "no");
+  const rows = read.map((entry) => {
+    const reading = readingOf(entry);
+    const { toolCallValidity, identifierCopying, sampled } = reading.mechanics;
+    const verdict = judgeBaseCandidate(reading, reference);
+    const tests = entry === read[0] ? ["(reference)", "", "", ""] : [mark(verdict.mechanics), mark(verdict.sampledIdentifiers), mark(verdict.explainedFailures), verdict.candidate ? "**yes**" : "no"];
+    return [entry[0], percent(toolCallValidity, 1), percent(identifierCopying, 1), sampled === undefined ? "-" : percent(sampled.identifierCopying, 1), percent(reading.failures.explained, reading.failures.failed), String(reading.failures.other), ...tests];
+  });
+  console.log(`\nMechanics (trace model mechanics' defaults: ${HELD_OUT_MECHANICS_DEFAULTS.demonstrations} held-out demonstrations, ${HELD_OUT_MECHANICS_DEFAULTS.samples} own episodes a seed at temperature ${HELD_OUT_MECHANICS_DEFAULTS.temperature}) and the candidate rule against ${read[0]![0]} (validation ranges only)\n`);
+  console.log(
+    markdownTable(
+      [["base", "well-formed calls", "exact ids", "sampled: exact ids", "failures explained", "other", "(1) item 1", "(2) sampled ids ≥ reference", "(3) ≥ 80%, other ≤ reference", "candidate"], ...rows],
+      { align: ["l", "r", "r", "r", "r", "r", "c", "c", "c", "c"] },
+    ),
+  );
 }

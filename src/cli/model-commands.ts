@@ -7,8 +7,7 @@ import type { Command } from "commander";
 import { createTinyCheckpoint, type TinyModelShape } from "../worker/tiny-checkpoint.js";
 import { checkDirectoryPath } from "../run/path-checks.js";
 import { integerOption, numberOption } from "./integer-option.js";
-import { startWorker } from "../worker/worker-process.js";
-import { measureHeldOutMechanics, mechanicsSummary } from "../pipeline/base-stage.js";
+import { HELD_OUT_MECHANICS_DEFAULTS, measureCheckpointMechanics, mechanicsSummary } from "../pipeline/base-stage.js";
 import { UsageError } from "./usage-error.js";
 import { MINI_FAMILIES, type MiniFamily } from "../envs/mini/index.js";
 
@@ -51,34 +50,21 @@ export function registerModelCommands(program: Command): void {
     .command("mechanics")
     .description("a TRACE-mini base checkpoint's mechanics on held-out demonstrations of a flawless expert: well-formed tool calls and exactly copied identifiers, greedy, at every expert turn, and identifiers copied in its own episodes sampled on the same seeds (as the base stage measures them)")
     .argument("<directory>", "checkpoint directory (a run's model/, or one shipped in models/)")
-    .option("--demonstrations <n>", "held-out demonstrations", (text: string) => integerOption("--demonstrations", text, 1), 100)
-    .option("--seed-start <n>", "first demonstration seed (after the shipped base's 12,000 SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), 1_012_000)
-    .option("--families <list>", "comma-separated task families", "precondition,payment,composite")
-    .option("--max-steps <n>", "steps per demonstration", (text: string) => integerOption("--max-steps", text, 1), 20)
-    .option("--max-tokens <n>", "tokens per answer", (text: string) => integerOption("--max-tokens", text, 1), 128)
-    .option("--samples <n>", "the model's own episodes per seed, sampled, where identifier copying is counted again (0 skips them)", (text: string) => integerOption("--samples", text, 0), 4)
-    .option("--temperature <t>", "temperature of those episodes (1 as GRPO samples)", (text: string) => numberOption("--temperature", text, { minimum: 0 }), 1)
+    .option("--demonstrations <n>", "held-out demonstrations", (text: string) => integerOption("--demonstrations", text, 1), HELD_OUT_MECHANICS_DEFAULTS.demonstrations)
+    .option("--seed-start <n>", "first demonstration seed (after the shipped base's 12,000 SFT seeds)", (text: string) => integerOption("--seed-start", text, 0), HELD_OUT_MECHANICS_DEFAULTS.seedStart)
+    .option("--families <list>", "comma-separated task families", HELD_OUT_MECHANICS_DEFAULTS.families.join(","))
+    .option("--max-steps <n>", "steps per demonstration", (text: string) => integerOption("--max-steps", text, 1), HELD_OUT_MECHANICS_DEFAULTS.maxSteps)
+    .option("--max-tokens <n>", "tokens per answer", (text: string) => integerOption("--max-tokens", text, 1), HELD_OUT_MECHANICS_DEFAULTS.maxTokens)
+    .option("--samples <n>", "the model's own episodes per seed, sampled, where identifier copying is counted again (0 skips them)", (text: string) => integerOption("--samples", text, 0), HELD_OUT_MECHANICS_DEFAULTS.samples)
+    .option("--temperature <t>", "temperature of those episodes (1 as GRPO samples)", (text: string) => numberOption("--temperature", text, { minimum: 0 }), HELD_OUT_MECHANICS_DEFAULTS.temperature)
     .option("--json", "print the report as JSON")
     .option("--python <interpreter>", "Python interpreter (default: TRACE_PYTHON, else .venv/bin/python)")
     .action(async (directory: string, options: { demonstrations: number; seedStart: number; families: string; maxSteps: number; maxTokens: number; samples: number; temperature: number; json?: boolean; python?: string }) => {
       const families = options.families.split(",").map((family) => family.trim());
       const unknown = families.find((family) => !(MINI_FAMILIES as readonly string[]).includes(family));
       if (unknown !== undefined) throw new UsageError(`--families: unknown family "${unknown}" (known: ${MINI_FAMILIES.join(", ")})`);
-      const worker = await startWorker({ model: directory, servedModelName: "base", ...(options.python === undefined ? {} : { python: options.python }) });
-      try {
-        const report = await measureHeldOutMechanics({
-          world: { families: families as MiniFamily[], maxSteps: options.maxSteps },
-          baseUrl: worker.baseUrl,
-          ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
-          model: "base",
-          start: options.seedStart,
-          count: options.demonstrations,
-          maxTokens: options.maxTokens,
-          sampled: { samples: options.samples, temperature: options.temperature },
-        });
-        console.log(options.json === true ? JSON.stringify(report) : mechanicsSummary(report));
-      } finally {
-        await worker.stop();
-      }
+      const { json, ...settings } = options;
+      const report = await measureCheckpointMechanics(directory, { ...settings, families: families as MiniFamily[] });
+      console.log(json === true ? JSON.stringify(report) : mechanicsSummary(report));
     });
 }

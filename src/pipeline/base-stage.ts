@@ -189,6 +189,33 @@ export async function correctionDatums(options: {
   return { datums, round: { episodes: played.length, successRate: played.filter((episode) => episode.reward === 1).length / Math.max(1, played.length), states: labelled.length, disagreements, trained: datums.length } };
 }
 
+/** What `measureCheckpointMechanics` reads: held-out demonstrations (count, first seed, task families, steps, tokens an answer), the model's own sampled episodes a seed and their temperature, and the worker's interpreter. */
+export interface CheckpointMechanicsOptions {
+  demonstrations: number;
+  seedStart: number;
+  families: readonly MiniFamily[];
+  maxSteps: number;
+  maxTokens: number;
+  samples: number;
+  temperature: number;
+  python?: string;
+}
+
+/**
+ * `trace model mechanics`' defaults, which the shipped base's figures were read with: 100 held-out demonstrations from
+ * seed 1,012,000 (after its 12,000 SFT seeds) in the shipped configurations' three task families, 20 steps and 128 tokens an answer, and 4 own episodes a seed sampled at
+ * temperature 1 (GRPO's).
+ */
+export const HELD_OUT_MECHANICS_DEFAULTS: Readonly<Omit<CheckpointMechanicsOptions, "python">> = {
+  demonstrations: 100,
+  seedStart: 1_012_000,
+  families: ["precondition", "payment", "composite"],
+  maxSteps: 20,
+  maxTokens: 128,
+  samples: 4,
+  temperature: 1,
+};
+
 /**
  * The mechanics of the model a worker serves as `model`, on `count` held-out demonstrations of a flawless expert
  * (seeds `start` …), greedy, `maxTokens` per answer (`src/envs/mini/mechanics.ts`).
@@ -211,6 +238,26 @@ export async function measureHeldOutMechanics(options: {
   const sampling = options.sampled !== undefined && options.sampled.samples > 0 ? options.sampled : undefined;
   const sampled = sampling === undefined ? undefined : countSampledIdentifiers(await sampleOwnEpisodes(options.world, seeds, client, sampling.samples, sampling.temperature, options.maxTokens), sampling.temperature);
   return { ...report, ...(sampled === undefined ? {} : { sampled }), seeds: { start: options.start, count: held.length } };
+}
+
+
+/** A checkpoint directory's mechanics (`measureHeldOutMechanics`) on a worker of its own, stopped at the end. */
+export async function measureCheckpointMechanics(directory: string, options: CheckpointMechanicsOptions = { ...HELD_OUT_MECHANICS_DEFAULTS }): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
+  const worker = await startWorker({ model: directory, servedModelName: "base", ...(options.python === undefined ? {} : { python: options.python }) });
+  try {
+    return await measureHeldOutMechanics({
+      world: { families: options.families, maxSteps: options.maxSteps },
+      baseUrl: worker.baseUrl,
+      ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
+      model: "base",
+      start: options.seedStart,
+      count: options.demonstrations,
+      maxTokens: options.maxTokens,
+      sampled: { samples: options.samples, temperature: options.temperature },
+    });
+  } finally {
+    await worker.stop();
+  }
 }
 
 /** The model's own episodes in the target world on `seeds`, `samples` each at `temperature`: each conversation, system prompt first. */
