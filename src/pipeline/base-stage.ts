@@ -189,7 +189,10 @@ export async function correctionDatums(options: {
   return { datums, round: { episodes: played.length, successRate: played.filter((episode) => episode.reward === 1).length / Math.max(1, played.length), states: labelled.length, disagreements, trained: datums.length } };
 }
 
-/** What `measureCheckpointMechanics` reads: held-out demonstrations (count, first seed, task families, steps, tokens an answer), the model's own sampled episodes a seed and their temperature, and the worker's interpreter. */
+/**
+ * What `measureCheckpointMechanics` reads: held-out demonstrations (count, first seed, task families, steps, tokens an
+ * answer), the model's own sampled episodes a seed and their temperature, and the worker's interpreter.
+ */
 export interface CheckpointMechanicsOptions {
   demonstrations: number;
   seedStart: number;
@@ -203,8 +206,8 @@ export interface CheckpointMechanicsOptions {
 
 /**
  * `trace model mechanics`' defaults, which the shipped base's figures were read with: 100 held-out demonstrations from
- * seed 1,012,000 (after its 12,000 SFT seeds) in the shipped configurations' three task families, 20 steps and 128 tokens an answer, and 4 own episodes a seed sampled at
- * temperature 1 (GRPO's).
+ * seed 1,012,000 (after its 12,000 SFT seeds) in the shipped configurations' three task families, 20 steps and 128
+ * tokens an answer, and 4 own episodes a seed sampled at temperature 1 (GRPO's).
  */
 export const HELD_OUT_MECHANICS_DEFAULTS: Readonly<Omit<CheckpointMechanicsOptions, "python">> = {
   demonstrations: 100,
@@ -239,7 +242,6 @@ export async function measureHeldOutMechanics(options: {
   const sampled = sampling === undefined ? undefined : countSampledIdentifiers(await sampleOwnEpisodes(options.world, seeds, client, sampling.samples, sampling.temperature, options.maxTokens), sampling.temperature);
   return { ...report, ...(sampled === undefined ? {} : { sampled }), seeds: { start: options.start, count: held.length } };
 }
-
 
 /** A checkpoint directory's mechanics (`measureHeldOutMechanics`) on a worker of its own, stopped at the end. */
 export async function measureCheckpointMechanics(directory: string, options: CheckpointMechanicsOptions = { ...HELD_OUT_MECHANICS_DEFAULTS }): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
