@@ -80,9 +80,11 @@ async function readBase(model: string): Promise<[string, MiniFailureSummary][]> 
 }
 
 const percent = (part: number, whole: number) => (whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`);
+/** One figure of `summaries`, summed. */
+const total = (summaries: readonly MiniFailureSummary[], read: (summary: MiniFailureSummary) => number) => summaries.reduce((sum, summary) => sum + read(summary), 0);
 /** One table row: `summaries` summed. */
 const row = (name: string, summaries: readonly MiniFailureSummary[]): string[] => {
-  const sum = (read: (summary: MiniFailureSummary) => number) => summaries.reduce((total, summary) => total + read(summary), 0);
+  const sum = (read: (summary: MiniFailureSummary) => number) => total(summaries, read);
   const failed = sum((summary) => summary.failed);
   const explained = sum((summary) => summary.explained);
   return [
@@ -120,8 +122,9 @@ if (read.length === 1) {
 }
 if (values.mechanics) {
   /** What the candidate rule reads of a base: its mechanics and its failures summed over the ranges. */
-  const readingOf = ([model, summaries]: [string, [string, MiniFailureSummary][]]): BaseReading => {
-    const sum = (key: "failed" | "explained" | "other") => summaries.reduce((total, [, summary]) => total + summary[key], 0);
+  const readingOf = ([model, perRange]: [string, [string, MiniFailureSummary][]]): BaseReading => {
+    const summaries = perRange.map(([, summary]) => summary);
+    const sum = (key: "failed" | "explained" | "other") => total(summaries, (summary) => summary[key]);
     return { mechanics: mechanics.get(model)!, failures: { failed: sum("failed"), explained: sum("explained"), other: sum("other") } };
   };
   const reference = readingOf(read[0]!);

@@ -244,7 +244,7 @@ export async function measureHeldOutMechanics(options: {
 }
 
 /** A checkpoint directory's mechanics (`measureHeldOutMechanics`) on a worker of its own, stopped at the end. */
-export async function measureCheckpointMechanics(directory: string, options: CheckpointMechanicsOptions = { ...HELD_OUT_MECHANICS_DEFAULTS }): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
+export async function measureCheckpointMechanics(directory: string, options: CheckpointMechanicsOptions = HELD_OUT_MECHANICS_DEFAULTS): Promise<MechanicsReport & { seeds: { start: number; count: number } }> {
   const worker = await startWorker({ model: directory, servedModelName: "base", ...(options.python === undefined ? {} : { python: options.python }) });
   try {
     return await measureHeldOutMechanics({
