@@ -57,6 +57,11 @@ export interface BaseModelRecord {
   deterministic?: boolean;
   /** SHA-256 of the merged `model.safetensors`: two trainings of one recipe and seed compare by it. */
   weightsSha256?: string;
+  /**
+   * Tail averaging (`model.sft.averageLastEpochs`): the epochs whose adapters were averaged into the base, the merged
+   * adapter's rank, and the truncation's largest relative error over the projections (0: the mean exactly).
+   */
+  average?: { epochs: number[]; rank: number; maxRelativeError: number };
   /** The rounds of corrections after the epochs (`model.sft.corrections`), when configured. */
   corrections?: { learningRate: number; temperature: number; epochs: number; states: "all" | "copying"; rounds: CorrectionRound[] };
   /** Mechanics of the trained base on held-out flawless demonstrations (`src/envs/mini/mechanics.ts`). */
@@ -325,7 +330,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
   // across words: the fixed system prompt, tool schemas and JSON keys become a few long tokens (≈ 5× shorter sequences).
   if (!existsSync(path.join(initial, "config.json"))) {
     // A new initial checkpoint invalidates any SFT progress made on an earlier one.
-    for (const stale of [initial, path.join(directory, "sft-state"), path.join(directory, "sft-progress.json")]) rmSync(stale, { recursive: true, force: true });
+    for (const stale of [initial, path.join(directory, "sft-state"), path.join(directory, "sft-snapshots"), path.join(directory, "sft-progress.json")]) rmSync(stale, { recursive: true, force: true });
     await createTinyCheckpoint(initial, config.model.initTiny ?? {}, {
       chatCorpus: demonstrationsFile,
       mergeAcrossWords: true,
@@ -362,6 +367,8 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     } else await trainer.createAdapter({ name: "sft", rank: sft.rank, alpha: sft.rank, seed: config.target.seed });
     const losses = [...progress.losses];
     const epochs = sft.epochs + (sft.refresh?.epochs ?? 0);
+    const averagedEpochs = sft.averageLastEpochs === undefined ? [] : Array.from({ length: sft.averageLastEpochs }, (_, index) => sft.epochs - sft.averageLastEpochs! + 1 + index);
+    const snapshotDirectory = (epoch: number) => path.join(directory, "sft-snapshots", `epoch-${epoch}`);
     // The schedule spans every step of both phases; a resumed run recomputes each step's index from the epochs done.
     const stepsPerEpoch = (list: readonly unknown[]) => Math.ceil(list.length / sft.batchSize);
     const firstStepOf = (epoch: number) => (Math.min(epoch, sft.epochs + 1) - 1) * stepsPerEpoch(datums) + Math.max(0, epoch - 1 - sft.epochs) * stepsPerEpoch(freshDatums);
@@ -382,8 +389,21 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       });
       losses.push(...steps.map((step) => step.loss));
       context.log(`  sft epoch ${epoch}/${epochs}${refresh ? " (fresh demonstrations)" : ""} (step ${losses.length}): loss ${steps.at(-1)?.loss.toFixed(3)}`);
+      // Tail averaging: the adapter after each of the last epochs, kept beside the state so that a resumed run has them.
+      if (averagedEpochs.includes(epoch)) await trainer.saveAdapter({ adapter: "sft", path: snapshotDirectory(epoch) });
       await trainer.saveState({ adapter: "sft", path: stateDirectory });
       writeFileSync(progressFile, JSON.stringify({ epochs: epoch, losses }) + "\n");
+    }
+    // The base is the mean of the snapshots' deltas: each loaded as an adapter, then merged linearly at the SFT rank.
+    let average: BaseModelRecord["average"];
+    let trained = "sft";
+    if (averagedEpochs.length > 0) {
+      const sources = averagedEpochs.map((epoch) => `sft-epoch-${epoch}`);
+      for (const [index, epoch] of averagedEpochs.entries()) await trainer.loadLoraAdapter({ loraName: sources[index]!, loraPath: snapshotDirectory(epoch) });
+      const merged = await trainer.mergeAdapters({ name: "sft-average", sources, method: "linear", rank: sft.rank });
+      trained = "sft-average";
+      average = { epochs: averagedEpochs, rank: merged.rank, maxRelativeError: merged.maxRelativeError };
+      context.log(`  sft: the adapters after epochs ${averagedEpochs[0]}–${averagedEpochs.at(-1)} averaged (linear merge at rank ${merged.rank}, largest relative truncation error ${merged.maxRelativeError.toExponential(1)})`);
     }
     // Corrections: the base plays fresh seeds itself and learns the expert's action at every state it reached.
     let corrections: BaseModelRecord["corrections"];
@@ -420,7 +440,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
         world: config.target,
         baseUrl: worker.baseUrl,
         ...(worker.apiKey === undefined ? {} : { apiKey: worker.apiKey }),
-        model: "sft",
+        model: trained,
         start: sft.demonstrationSeedStart + total,
         count: sft.mechanicsDemonstrations,
         maxTokens: config.target.maxTokens ?? 128,
@@ -428,7 +448,7 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       });
       context.log(`  ${mechanicsSummary(mechanics)}`);
     }
-    await trainer.exportMerged({ adapter: "sft", path: config.model.path });
+    await trainer.exportMerged({ adapter: trained, path: config.model.path });
     const { deterministic } = worker.health;
     const weightsSha256 = await fileSha256(path.join(config.model.path, "model.safetensors"));
     const record: BaseModelRecord = {
@@ -442,12 +462,13 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
       seconds: (Date.now() - started) / 1000,
       deterministic,
       ...(weightsSha256 === undefined ? {} : { weightsSha256 }),
+      ...(average === undefined ? {} : { average }),
       ...(corrections === undefined ? {} : { corrections }),
       ...(mechanics === undefined ? {} : { mechanics }),
     };
     writeFileSync(path.join(directory, "sft.json"), JSON.stringify(record, null, 2) + "\n");
     const mechanicsText = mechanics === undefined ? "" : `, mechanics ${(100 * mechanics.toolCallValidity).toFixed(1)}% well-formed calls / ${(100 * mechanics.identifierCopying).toFixed(1)}% exact ids`;
-    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps${mechanicsText}, merged into ${config.model.path}${deterministic ? " (deterministic training)" : ""}${weightsSha256 === undefined ? "" : ` (weights sha256 ${weightsSha256.slice(0, 16)})`}`;
+    return `base agent: SFT on ${demonstrations.length} expert demonstrations (expert success ${(100 * expertSuccessRate).toFixed(1)}%), loss ${losses[0]?.toFixed(3)} → ${losses.at(-1)?.toFixed(3)} in ${losses.length} steps${average === undefined ? "" : ` (the last ${average.epochs.length} epochs' adapters averaged)`}${mechanicsText}, merged into ${config.model.path}${deterministic ? " (deterministic training)" : ""}${weightsSha256 === undefined ? "" : ` (weights sha256 ${weightsSha256.slice(0, 16)})`}`;
   } finally {
     await worker.stop();
   }

@@ -287,6 +287,21 @@ const pipelineConfigSchema = z.strictObject({
             states: z.enum(["all", "copying"]).default("all"),
           })
           .optional(),
+        /**
+         * Tail averaging (in the spirit of stochastic weight averaging, Izmailov et al. 2018): the adapter is saved after
+         * each of the last N epochs and the base is the mean of those N adapters' weight deltas (a linear merge through
+         * the trainer's `merge_adapters`, refactorised at `rank`: exact where `rank` reaches a projection's smaller side).
+         * Points late on one training trajectory average to one nearby point; adapters from different trajectories do
+         * not (their mean copies nothing). Unset: the last epoch's adapter. Not combined with `refresh` or `corrections`.
+         */
+        averageLastEpochs: z.number().int().min(2).optional(),
+      })
+      .superRefine((sft, context) => {
+        if (sft.averageLastEpochs === undefined) return;
+        if (sft.averageLastEpochs > sft.epochs) context.addIssue({ code: "custom", path: ["averageLastEpochs"], message: `${sft.averageLastEpochs} is more than model.sft.epochs (${sft.epochs})` });
+        for (const key of ["refresh", "corrections"] as const) {
+          if (sft[key] !== undefined) context.addIssue({ code: "custom", path: ["averageLastEpochs"], message: `cannot be combined with model.sft.${key} (the average is of the main epochs' last adapters)` });
+        }
       })
       .transform(({ refresh, ...sft }) => ({ ...sft, ...(refresh === undefined ? {} : { refresh: { ...refresh, learningRate: refresh.learningRate ?? sft.learningRate } }) }))
       .optional(),
