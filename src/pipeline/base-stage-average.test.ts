@@ -67,7 +67,7 @@ test("model.sft.averageLastEpochs: the base is the mean of the last epochs' adap
   assert.ok(result.worst < 1e-4, `merged − initial differs from the mean delta by ${result.worst} of its largest entry`);
   assert.ok(result.unchanged, "weights without an adapter are the initial checkpoint's");
   // The two snapshots differ (a mean of two equal adapters would test nothing).
-  const [first, second] = snapshots.map((directory) => readFileSync(path.join(directory!, "adapter_model.safetensors")));
+  const [first, second] = snapshots.map((directory) => readFileSync(path.join(directory, "adapter_model.safetensors")));
   assert.ok(!first!.equals(second!));
 });
 
