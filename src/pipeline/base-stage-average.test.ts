@@ -37,7 +37,7 @@ unchanged = all(torch.equal(merged[name], init[name]) for name in init if name n
 print(json.dumps({"modules": len(deltas), "worst": worst, "unchanged": unchanged}))
 `;
 
-test("model.sft.averageLastEpochs: the base is the mean of the last epochs' adapters, saved for a resumed run", { timeout: 600_000 }, async () => {
+test("model.sft.averageLastEpochs: the base is the mean of the last epochs' adapters, each saved under base/sft-snapshots", { timeout: 600_000 }, async () => {
   const runDirectory = path.join(scratch, "run");
   const config = {
     name: "average-smoke",
