@@ -7,7 +7,7 @@
  * failures left unexplained than the reference's.
  */
 import type { MechanicsReport } from "../envs/mini/mechanics.js";
-import type { MiniFailureSummary } from "./mini-failures.js";
+import { explainedShare, type MiniFailureSummary } from "./mini-failures.js";
 
 /** Item 1's floor for well-formed calls and exact identifiers, and item 2's for the explained share. */
 export const MECHANICS_FLOOR = 0.98;
@@ -25,11 +25,6 @@ export interface BaseCandidateVerdict {
   sampledIdentifiers: boolean;
   explainedFailures: boolean;
   candidate: boolean;
-}
-
-/** The share of failures the designed deficits explain (1 when nothing failed, as `summarizeMiniFailures` reads it). */
-export function explainedShare(failures: BaseReading["failures"]): number {
-  return failures.failed === 0 ? 1 : failures.explained / failures.failed;
 }
 
 /**

@@ -398,9 +398,9 @@ export async function runBaseStage(context: PipelineContext): Promise<string> {
     let average: BaseModelRecord["average"];
     let trained = "sft";
     if (averagedEpochs.length > 0) {
-      const sources = averagedEpochs.map((epoch) => `sft-epoch-${epoch}`);
-      for (const [index, epoch] of averagedEpochs.entries()) await trainer.loadLoraAdapter({ loraName: sources[index]!, loraPath: snapshotDirectory(epoch) });
-      const merged = await trainer.mergeAdapters({ name: "sft-average", sources, method: "linear", rank: sft.rank });
+      const snapshotName = (epoch: number) => `sft-epoch-${epoch}`;
+      for (const epoch of averagedEpochs) await trainer.loadLoraAdapter({ loraName: snapshotName(epoch), loraPath: snapshotDirectory(epoch) });
+      const merged = await trainer.mergeAdapters({ name: "sft-average", sources: averagedEpochs.map(snapshotName), method: "linear", rank: sft.rank });
       trained = "sft-average";
       average = { epochs: averagedEpochs, rank: merged.rank, maxRelativeError: merged.maxRelativeError };
       context.log(`  sft: the adapters after epochs ${averagedEpochs[0]}–${averagedEpochs.at(-1)} averaged (linear merge at rank ${merged.rank}, largest relative truncation error ${merged.maxRelativeError.toExponential(1)})`);

@@ -65,8 +65,13 @@ export async function summarizeMiniFailures(environment: ModuleEnvironment, reco
     if (explained) entry.explained += 1;
     for (const deficit of attribution.deficits) entry.byDeficit[deficit] += 1;
   }
-  summary.explainedShare = summary.failed === 0 ? 1 : summary.explained / summary.failed;
+  summary.explainedShare = explainedShare(summary);
   return summary;
+}
+
+/** The share of failures the designed deficits explain (1 when nothing failed). */
+export function explainedShare(failures: Pick<MiniFailureSummary, "failed" | "explained">): number {
+  return failures.failed === 0 ? 1 : failures.explained / failures.failed;
 }
 
 /** One log line: how many failed episodes the designed deficits alone explain, by which, and what the others show. */
