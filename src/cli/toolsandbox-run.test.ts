@@ -1,8 +1,8 @@
 /**
  * `trace run` with `target.kind: "toolsandbox"` (mechanics): the worker's tiny model as the policy on two root
  * scenarios with ToolSandbox's scripted user, graded by ToolSandbox's similarity; the LLM analyst (scripted) on those
- * trajectories; a scripted generator's module on ToolSandbox's own tools, trained and evaluated; then
- * `trace toolsandbox report` on the run. One run for every check: each run costs a worker and a tiny checkpoint.
+ * trajectories; a scripted generator's module on ToolSandbox's own tools, trained and evaluated; every method of
+ * `trace compare` on the ToolSandbox tasks; then `trace toolsandbox report` on the run. One run for every check: each run costs a worker and a tiny checkpoint.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +15,9 @@ import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { SMALL_RUN_SETTINGS } from "../testing/small-run-settings.js";
 import { oneCapabilityAnalyst, trace } from "../testing/ticketing-run-fixture.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
+import { COMPARE_METHODS } from "../compare/compare-methods.js";
+import type { MethodSeedResult } from "../compare/report/comparison-types.js";
+import { isGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
 const servers: FakeChatServer[] = [];
@@ -61,7 +64,7 @@ export default definition;
 `;
 }
 
-test("trace run on a toolsandbox target: every stage with the worker's tiny model and scripted analyst and generator, then trace toolsandbox report", { timeout: 900_000 }, async () => {
+test("trace run on a toolsandbox target: every stage and every compared method with the worker's tiny model and scripted analyst and generator, then trace toolsandbox report", { timeout: 900_000 }, async () => {
   const analystServer = await startFakeChatServer((request, res) => analyst(request, res));
   const generatorServer = await startFakeChatServer((_request, res) => sendJson(res, 200, chatBody({ content: "```ts\n" + generatedModule() + "```" })));
   servers.push(analystServer, generatorServer);
@@ -72,6 +75,7 @@ test("trace run on a toolsandbox target: every stage with the worker's tiny mode
     endpoints: { analyst: { url: analystServer.baseUrl, model: "scripted-analyst" }, generator: { url: generatorServer.baseUrl, model: "scripted-generator" } },
     roles: { analyst: "analyst", generator: "generator" },
     target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 },
+    compare: { seeds: [0], curvePoints: 1, budget: "allowance", sft: { epochs: 1, batchSize: 4, learningRate: 1e-4 } },
   };
   const configFile = path.join(scratch, "full-config.json");
   writeFileSync(configFile, JSON.stringify(config));
@@ -93,7 +97,28 @@ test("trace run on a toolsandbox target: every stage with the worker's tiny mode
   assert.match(generation, /send_message_with_phone_number/);
   const index = readFileSync(path.join(runDirectory, "environments", "index.json"), "utf8");
   assert.ok(existsSync(path.join(runDirectory, "adapters", "state_dependency_recovery", "metrics.jsonl")), `the adapter was trained (environments: ${index})`);
-  assert.ok(existsSync(path.join(runDirectory, "eval", "results.json")));
+  // The evaluation's mean reward is ToolSandbox's similarity, averaged over the stored episodes; the report shows it
+  // beside the pass rate (the perfect share) whenever it says more than that.
+  const evaluation = JSON.parse(readFileSync(path.join(runDirectory, "eval", "results.json"), "utf8")) as EvaluationResults;
+  const evaluationStore = openTrajectoryStore(path.join(runDirectory, "eval", "episodes.sqlite"));
+  const similarities = evaluationStore.listEpisodes({ environment: "toolsandbox/base", status: "finished" }).map((episode) => (episode.rewardInfo?.details as { similarity: number }).similarity);
+  evaluationStore.close();
+  const [domain] = evaluation.domains;
+  assert.equal(similarities.length, domain!.base.total);
+  assert.ok(Math.abs(domain!.meanReward!.base - similarities.reduce((sum, value) => sum + value, 0) / similarities.length) < 1e-9, JSON.stringify({ domain, similarities }));
+  const graded = isGradedReward(domain!.base, domain!.meanReward!.base) || isGradedReward(domain!.trace, domain!.meanReward!.trace);
+  assert.equal(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8").includes("| toolsandbox | " + domain!.meanReward!.base.toFixed(3)), graded);
+  // Every method of the comparison ran on the ToolSandbox tasks, each within its budget, scored by the similarity.
+  const comparison = readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8");
+  assert.match(comparison, /\| toolsandbox \(%\) \|/);
+  for (const method of COMPARE_METHODS) {
+    const methodResult = JSON.parse(readFileSync(path.join(runDirectory, "compare", "seed-0", method, "result.json"), "utf8")) as MethodSeedResult;
+    assert.ok(comparison.includes(`| ${methodResult.label} `), `${method} in comparison.md`);
+    const [score] = methodResult.domains;
+    assert.equal(score!.domain, "toolsandbox");
+    assert.equal(score!.total, 2, `${method} evaluated on both scenarios`);
+    assert.ok(methodResult.budget.spent <= methodResult.budget.limit, `${method} within its budget`);
+  }
   // ToolSandbox's per-category figures of the run's rollouts.
   const report = await trace(["toolsandbox", "report", runDirectory, "--json"]);
   assert.equal(report.code, 0, report.stderr);

@@ -33,7 +33,7 @@ export interface RoutingView {
 const passCountSchema = z.object({ passed: z.number(), total: z.number() });
 const evaluationResultsSchema: z.ZodType<EvaluationResults> = z.looseObject({
   domains: z.array(
-    z.looseObject({ domain: z.string(), base: passCountSchema, trace: passCountSchema, groups: z.record(z.string(), z.looseObject({ base: passCountSchema, trace: passCountSchema })).optional() }),
+    z.looseObject({ domain: z.string(), base: passCountSchema, trace: passCountSchema, meanReward: z.object({ base: z.number(), trace: z.number() }).optional(), groups: z.record(z.string(), z.looseObject({ base: passCountSchema, trace: passCountSchema })).optional() }),
   ),
   overall: z.looseObject({ base: passCountSchema, trace: passCountSchema }),
   capabilities: z.array(z.looseObject({ capability: z.string(), seeds: z.array(z.number()), before: z.number(), after: z.number() })),

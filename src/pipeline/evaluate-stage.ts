@@ -108,7 +108,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       }
       const heldOut = evaluationTasks.some((task) => !tasks.includes(task));
       const count = (score: EvaluationScore): PassCount => ({ passed: score.passed, total: score.total });
-      const entry: EvaluationResults["domains"][number] = { domain, base: count(baseScore), trace: count(routed) };
+      const entry: EvaluationResults["domains"][number] = { domain, base: count(baseScore), trace: count(routed), meanReward: { base: baseScore.meanReward, trace: routed.meanReward } };
       if (baseScore.groups !== undefined && routed.groups !== undefined) {
         // Both scored the same tasks, so both list every kind.
         const traceGroups = routed.groups;

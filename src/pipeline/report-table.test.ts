@@ -92,3 +92,22 @@ test("a run without adapters or routed tasks says so instead of dividing by zero
   assert.ok(report.includes("| base (none of these) | A | 0 | - |"));
   assert.ok(report.includes("| overall (solved / tasks) | - | - |"));
 });
+
+test("a graded reward (ToolSandbox's similarity) gets its mean beside the pass rate; a pass/fail reward does not", () => {
+  const graded = { passed: 1, total: 4 };
+  const report = formatReport("toolsandbox", {
+    domains: [
+      { domain: "toolsandbox", base: graded, trace: { passed: 2, total: 4 }, meanReward: { base: 0.411, trace: 0.552 } },
+      { domain: "airline", base: { passed: 1, total: 2 }, trace: { passed: 2, total: 2 }, meanReward: { base: 0.5, trace: 1 } },
+    ],
+    overall: { base: { passed: 2, total: 6 }, trace: { passed: 4, total: 6 } },
+    capabilities: [],
+    routing: [],
+  });
+  const rows = report.split("\n");
+  assert.ok(rows.includes("| domain | base mean reward | TRACE mean reward | gain |"));
+  assert.ok(rows.includes("| toolsandbox | 0.411 | 0.552 | +0.141 |"));
+  assert.ok(!rows.some((row) => row.startsWith("| airline | 0.500")), "a pass/fail domain's mean reward is its pass rate: not repeated");
+  const binary = formatReport("tau2", { domains: [{ domain: "airline", base: { passed: 1, total: 2 }, trace: { passed: 2, total: 2 }, meanReward: { base: 0.5, trace: 1 } }], overall: { base: { passed: 1, total: 2 }, trace: { passed: 2, total: 2 } }, capabilities: [], routing: [] });
+  assert.ok(!binary.includes("mean reward |"), "no mean-reward table when every reward is pass/fail");
+});

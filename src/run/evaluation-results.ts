@@ -6,6 +6,14 @@ export interface PassCount {
   total: number;
 }
 
+/**
+ * Whether a score's mean reward says more than its pass rate: the reward is graded (ToolSandbox's similarity, a partial
+ * credit) rather than 1 for a pass and 0 otherwise. Reports show a mean-reward table only then.
+ */
+export function isGradedReward(count: PassCount, meanReward: number): boolean {
+  return count.total > 0 && Math.abs(meanReward - count.passed / count.total) > 1e-9;
+}
+
 /** Failed episodes, how many show each designed deficit, and how many those deficits alone do not explain. */
 export interface FailureCounts {
   episodes: number;
@@ -22,6 +30,8 @@ export interface EvaluationResults {
     domain: string;
     base: PassCount;
     trace: PassCount;
+    /** The mean reward of the base's and the routed agent's episodes (ToolSandbox: the mean similarity; absent in older results). */
+    meanReward?: { base: number; trace: number };
     /** Per kind of task, when the target names kinds (TRACE-mini: the task family). */
     groups?: Record<string, { base: PassCount; trace: PassCount }>;
   }[];

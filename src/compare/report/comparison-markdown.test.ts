@@ -153,3 +153,15 @@ describe("renderComparisonMarkdown", () => {
     assert.deepEqual([formatPoints(0.2166), formatPoints(-0.04), formatPoints(0), formatPoints(-0.00001)], ["+21.7", "-4.0", "+0.0", "+0.0"]);
   });
 });
+
+test("a graded domain (ToolSandbox's similarity) gets a mean-reward table; pass/fail domains do not", () => {
+  // retail graded: base 0.41, 0.43, 0.45 → 0.430 ± 0.020; TRACE 0.55, 0.57, 0.53 → 0.550 ± 0.020; delta +0.120.
+  const similarities: Record<string, number[]> = { base: [0.41, 0.43, 0.45], trace: [0.55, 0.57, 0.53] };
+  const graded = HAND_MADE.map((entry) => ({ ...entry, domains: entry.domains.map((domain) => (domain.domain === "retail" ? { ...domain, meanReward: similarities[entry.method]![entry.seed - 1]! } : domain)) }));
+  assert.deepEqual(tableUnder(renderComparisonMarkdown(graded, OPTIONS), "## Mean reward"), [
+    ["method", "retail mean reward", "retail delta vs base", "seeds"],
+    ["Base agent", "0.430 ± 0.020", "ref", "3"],
+    ["TRACE, routed adapters", "0.550 ± 0.020", "+0.120", "3"],
+  ]);
+  assert.ok(!renderComparisonMarkdown(HAND_MADE, OPTIONS).includes("## Mean reward"), "no section when every reward is pass/fail");
+});

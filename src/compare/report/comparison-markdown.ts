@@ -1,8 +1,8 @@
-/** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds. */
+/** comparison.md: Table 1 (all methods) and Table 3 (consolidation vs TRACE) as mean ± sd pass rates over seeds, and the mean reward where it is graded. */
 import { markdownTable } from "markdown-table";
 import type { ComparisonReportOptions, EvaluationSplit, MethodSeedResult } from "./comparison-types.js";
 import { meanInterval, summarize, type MeanInterval, type Summary } from "./summary-statistics.js";
-import { pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary, type PairedDifference } from "./summarize-methods.js";
+import { gradedDomains, pairedDifferences, summarizeKinds, summarizeMethods, type MethodSummary, type PairedDifference } from "./summarize-methods.js";
 
 /** Identifier of the method that the "delta vs base" column is measured from. */
 const BASE_METHOD = "base";
@@ -47,6 +47,40 @@ function table(methods: readonly MethodSummary[], domains: readonly string[], ba
     formatCount(method.spent.mean),
   ]);
   return markdownTable([header, ...rows], { align: ["l", ...header.slice(1).map(() => "r" as const)] });
+}
+
+/** `mean ± sd` of rewards in [0, 1], three decimals. */
+function formatReward(summary: Summary): string {
+  return `${summary.mean.toFixed(3)} ± ${summary.standardDeviation.toFixed(3)}`;
+}
+
+/**
+ * "Mean reward": for the domains whose reward is graded (ToolSandbox's similarity, the figure its paper reports), each
+ * method's mean reward over seeds and its difference from the base's; empty when every reward is pass/fail.
+ */
+function rewardTable(methods: readonly MethodSummary[], domains: readonly string[], base: MethodSummary | undefined): string[] {
+  if (domains.length === 0) return [];
+  const header = ["method", ...domains.map((domain) => `${escapeCell(domain)} mean reward`), ...(base ? domains.map((domain) => `${escapeCell(domain)} delta vs base`) : []), "seeds"];
+  const rows = methods.map((method) => [
+    escapeCell(method.label),
+    ...domains.map((domain) => formatReward(method.meanRewards.get(domain)!)),
+    ...(base ? domains.map((domain) => (method === base ? "ref" : formatSigned(method.meanRewards.get(domain)!.mean - base.meanRewards.get(domain)!.mean))) : []),
+    String(method.overall.count),
+  ]);
+  return [
+    "## Mean reward",
+    "",
+    markdownTable([header, ...rows], { align: ["l", ...header.slice(1).map(() => "r" as const)] }),
+    "",
+    "Graded rewards in [0, 1], mean ± sd over seeds (ToolSandbox: the similarity; the tables above count an episode as passed only at 1).",
+    "",
+  ];
+}
+
+/** A difference of rewards with a sign and three decimals, e.g. `+0.141`. */
+function formatSigned(difference: number): string {
+  const text = difference.toFixed(3);
+  return difference >= 0 || text === "-0.000" ? `+${text.replace("-", "")}` : text;
 }
 
 /** "Pass rate per kind of task": a table per domain whose results carry kinds (`summarizeKinds`); empty when none do. */
@@ -180,6 +214,7 @@ export function renderComparisonMarkdown(results: readonly MethodSeedResult[], o
     "",
     consolidation.length > 0 ? table(consolidation, domains, base) : "No consolidation or TRACE method in this comparison.",
     "",
+    ...rewardTable(methods, gradedDomains(results), base),
     ...pairedTable(results, paired),
     ...splitTable(results, paired, options.splits),
     ...kindTables(results, domains),

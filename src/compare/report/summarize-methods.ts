@@ -1,4 +1,5 @@
 /** Per-method pass rates over seeds, per domain and overall: the numbers of the comparison tables. */
+import { isGradedReward } from "../../run/evaluation-results.js";
 import type { MethodGroup, MethodSeedResult } from "./comparison-types.js";
 import { groupByMethod } from "./group-by-method.js";
 import { meanInterval, summarize, type MeanInterval, type Summary } from "./summary-statistics.js";
@@ -12,6 +13,8 @@ export interface MethodSummary {
   seeds: number[];
   /** Pass rate per domain, keyed by domain name. */
   domains: Map<string, Summary>;
+  /** Mean reward per domain (in [0, 1]; ToolSandbox: the mean similarity), keyed by domain name. */
+  meanRewards: Map<string, Summary>;
   /** Pass rate over all domains' episodes of a seed. */
   overall: Summary;
   /** Budgeted rollouts spent. */
@@ -38,6 +41,7 @@ export function summarizeMethods(results: readonly MethodSeedResult[]): Comparis
         return [name, summarize(rates)] as const;
       }),
     );
+    const meanRewards = new Map(domains.map((name) => [name, summarize(seeds.map((seed) => seed.domains.find((candidate) => candidate.domain === name)!.meanReward))] as const));
     const overall = seeds.map((seed) => {
       const passed = seed.domains.reduce((sum, domain) => sum + domain.passed, 0);
       const total = seed.domains.reduce((sum, domain) => sum + domain.total, 0);
@@ -49,11 +53,17 @@ export function summarizeMethods(results: readonly MethodSeedResult[]): Comparis
       group: first.group,
       seeds: seeds.map((seed) => seed.seed),
       domains: domainSummaries,
+      meanRewards,
       overall: summarize(overall),
       spent: summarize(seeds.map((seed) => seed.budget.spent)),
     };
   });
   return { domains, methods };
+}
+
+/** The domains whose reward is graded in some result (its mean differs from the pass rate: ToolSandbox's similarity), in first-seen order. */
+export function gradedDomains(results: readonly MethodSeedResult[]): string[] {
+  return [...new Set(results.flatMap((result) => result.domains.filter((domain) => isGradedReward(domain, domain.meanReward)).map((domain) => domain.domain)))];
 }
 
 /** One domain's pass rates per kind of task: its kinds (sorted, with episodes per seed) and each method's summaries. */
