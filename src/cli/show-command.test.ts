@@ -28,6 +28,7 @@ test("trace show reports an imported real τ²-bench run: 11 of 30 airline tasks
   assert.deepEqual([report.overall.finished, report.overall.passed], [30, 11]);
   assert.equal(report.environments[0]!.passHatK["1"], 11 / 30);
   assert.deepEqual(report.environments[0]!.terminations, { user_stop: 29, max_steps: 1 });
+  assert.ok(!("toolsandboxCategories" in report) && !output.includes("ToolSandbox per category"), "no ToolSandbox figures for a τ² run");
   const missing = spawnSync("node", [bin, "show", path.join(scratch, "nothing")], { encoding: "utf8" });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /is not a run directory/);

@@ -3,11 +3,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { runToolSandboxRollout, runToolSandboxReport } from "./toolsandbox-rollout.js";
 
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-rollout-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -44,6 +47,13 @@ test("an agent that turns cellular off and says so scores 1.0; ToolSandbox's use
     assert.equal(figures.TEN_DISTRACTION_TOOLS!.count, 1);
     const written = JSON.parse(readFileSync(resultFile, "utf8")) as { per_scenario_results: { name: string; similarity: number; turn_count: number }[] };
     assert.deepEqual(written.per_scenario_results.map((result) => [result.similarity, result.turn_count]), [[1, 3], [1, 3]]);
+    // `trace show` on the same run: its own table, then ToolSandbox's figures per category, the same as the report's.
+    const shown = spawnSync(process.execPath, [bin, "show", out, "--json"], { encoding: "utf8" });
+    assert.equal(shown.status, 0, shown.stderr);
+    const shownLines = shown.stdout.trim().split("\n");
+    assert.ok(shownLines.includes("ToolSandbox per category (mean similarity, perfect conversations, turns; as trace toolsandbox report):"), shown.stdout);
+    assert.ok(shownLines.some((line) => /^TEN_DISTRACTION_TOOLS +1 +1\.000 +1 +3\.0$/.test(line)), shown.stdout);
+    assert.deepEqual((JSON.parse(shownLines.at(-1)!) as { toolsandboxCategories: unknown }).toolsandboxCategories, figures);
   } finally {
     await server.close();
   }

@@ -16,7 +16,7 @@ import { createChatClient } from "../models/chat-client.js";
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { checkOutputFilePath } from "../run/path-checks.js";
 import { openRunDirectory } from "../run/run-directory.js";
-import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { openTrajectoryStore, type EpisodeRecord } from "../store/trajectory-store.js";
 import { endpointOption } from "./endpoint-options.js";
 import { integerOption } from "./integer-option.js";
 import { UsageError } from "./usage-error.js";
@@ -118,21 +118,39 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
 }
 
 /** `trace toolsandbox report RUN`: ToolSandbox's category figures of a run's finished episodes. */
+/** A finished ToolSandbox episode's scenario, categories and evaluation (its reward's details). */
+export interface ToolSandboxResult {
+  name: string;
+  categories: string[];
+  evaluation: ToolSandboxEvaluation;
+}
+
+/** The graded ToolSandbox episodes among `episodes` (those whose reward carries ToolSandbox's evaluation). */
+export function toolSandboxResults(episodes: readonly EpisodeRecord[]): ToolSandboxResult[] {
+  return episodes.flatMap((record) => {
+    if (record.environment !== "toolsandbox" || record.status !== "finished") return [];
+    const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
+    if (details === undefined || typeof details.similarity !== "number") return [];
+    return [{ name: record.taskId, categories: details.categories ?? [], evaluation: details }];
+  });
+}
+
+/** ToolSandbox's figures per category of such results. */
+export function toolSandboxCategorySummary(results: readonly ToolSandboxResult[]): ReturnType<typeof categorySummary> {
+  return categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
+}
+
 export function runToolSandboxReport(runDir: string, options: { out?: string; json?: boolean }, write: (line: string) => void): Record<string, ReturnType<typeof categorySummary>[string]> {
   if (options.out !== undefined) checkOutputFilePath(options.out, "--out");
   const store = openTrajectoryStore(path.join(runDir, "store.sqlite"));
-  const results: { name: string; categories: string[]; evaluation: ToolSandboxEvaluation }[] = [];
+  let results: ToolSandboxResult[];
   try {
-    for (const record of store.listEpisodes({ environment: "toolsandbox", status: "finished" })) {
-      const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
-      if (details === undefined) continue;
-      results.push({ name: record.taskId, categories: details.categories ?? [], evaluation: details });
-    }
+    results = toolSandboxResults(store.listEpisodes({ environment: "toolsandbox", status: "finished" }));
   } finally {
     store.close();
   }
   if (results.length === 0) throw new UsageError(`${runDir} has no finished toolsandbox episodes`);
-  const summary = categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
+  const summary = toolSandboxCategorySummary(results);
   write(formatCategorySummary(summary));
   if (options.out !== undefined) writeFileSync(options.out, JSON.stringify(resultSummary(results), null, 4) + "\n");
   if (options.json) write(JSON.stringify(summary));

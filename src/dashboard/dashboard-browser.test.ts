@@ -68,13 +68,14 @@ before(async () => {
   writeFileSync(kinds.configFile, "{}");
   const counts = (passed: number, total: number) => ({ passed, total });
   kinds.writeEvaluationResults({
-    domains: [{ domain: "mini", base: counts(3, 10), trace: counts(6, 10), groups: { composite: { base: counts(0, 4), trace: counts(1, 4) }, payment: { base: counts(3, 6), trace: counts(5, 6) } } }],
+    // A graded reward (as ToolSandbox's similarity): its mean is not the pass rate, so the tables show it too.
+    domains: [{ domain: "mini", base: counts(3, 10), trace: counts(6, 10), meanReward: { base: 0.35, trace: 0.62 }, groups: { composite: { base: counts(0, 4), trace: counts(1, 4) }, payment: { base: counts(3, 6), trace: counts(5, 6) } } }],
     overall: { base: counts(3, 10), trace: counts(6, 10) },
     capabilities: [],
     routing: [],
   });
   for (const [method, seed, composite, payment] of [["base", 0, 0, 3], ["trace", 0, 1, 5], ["trace", 1, 3, 6]] as const) {
-    const domain = { domain: "mini", passed: composite + payment, total: 10, meanReward: (composite + payment) / 10, groups: { composite: counts(composite, 4), payment: counts(payment, 6) } };
+    const domain = { domain: "mini", passed: composite + payment, total: 10, meanReward: (composite + payment) / 10 + 0.05, groups: { composite: counts(composite, 4), payment: counts(payment, 6) } };
     mkdirSync(path.dirname(kinds.compareResultFile(seed, method)), { recursive: true });
     writeFileSync(
       kinds.compareResultFile(seed, method),
@@ -361,10 +362,18 @@ test("the dashboard follows a trace run live and shows each view's real numbers;
     ["mini", "composite", "0/4", "1/4"],
     ["mini", "payment", "3/6", "5/6"],
   ]);
+  assert.deepEqual(await cells(page, '[data-testid="evaluation-table"]'), [
+    ["mini", "3/10", "6/10", "0.350", "0.620"],
+    ["overall", "3/10", "6/10", "", ""],
+  ]);
   await show(page, "#/4/comparison");
   assert.deepEqual(await cells(page, '[data-testid="kinds-table"]'), [
     ["Base agent", "0.0% ± 0.0%", "50.0% ± 0.0%"],
     ["TRACE", "50.0% ± 35.4%", "91.7% ± 11.8%"],
+  ]);
+  assert.deepEqual(await cells(page, '[data-testid="rewards-table"]'), [
+    ["Base agent", "0.350 ± 0.000"],
+    ["TRACE", "0.800 ± 0.212"],
   ]);
   // TRACE against each method, paired by seed: the base ran seed 0 only (6/10 against 3/10).
   assert.deepEqual(await cells(page, '[data-testid="paired-table"]'), [["Base agent", "+30.0 ± 0.0", "0: +30.0", "1 / 0 of 1"]]);

@@ -1,12 +1,12 @@
 /**
  * The routing and evaluation view: the routing options and each task's route (`eval/routing.json`), accuracy where the
- * target's tasks name their capability, the evaluation's pass counts (`eval/results.json`), and base vs TRACE reward
+ * target's tasks name their capability, the evaluation's pass counts (`eval/results.json`; mean rewards where graded), and base vs TRACE reward
  * per evaluation task from `eval/episodes.sqlite`.
  */
 import { existsSync } from "node:fs";
 import type { TopLevelSpec } from "vega-lite";
 import { z } from "zod";
-import type { EvaluationResults } from "../run/evaluation-results.js";
+import { isGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import type { RoutingFile } from "../run/routing-file.js";
@@ -23,6 +23,8 @@ export interface TaskComparison {
 export interface RoutingView {
   routing: RoutingFile | null;
   results: EvaluationResults | null;
+  /** Whether some domain's reward is graded (ToolSandbox's similarity): the evaluation table then shows the mean rewards. */
+  gradedReward: boolean;
   /** Tasks per routing option, in the options' order. */
   routes: { option: string; label: string; tasks: number }[];
   tasks: TaskComparison[];
@@ -80,9 +82,11 @@ export function readRoutingView(run: RunDirectory): RoutingView {
     ...(task.base === null ? [] : [{ task: task.taskId, policy: "base", reward: task.base }]),
     ...(task.trace === null ? [] : [{ task: task.taskId, policy: "trace", reward: task.trace }]),
   ]);
+  const gradedReward = (results?.domains ?? []).some((domain) => domain.meanReward !== undefined && (isGradedReward(domain.base, domain.meanReward.base) || isGradedReward(domain.trace, domain.meanReward.trace)));
   return {
     routing,
     results,
+    gradedReward,
     routes,
     tasks,
     charts: { routes: routes.length === 0 ? null : routeDistributionSpec(routes), tasks: bars.length === 0 ? null : baseVersusTraceSpec(bars) },

@@ -276,7 +276,20 @@ function renderRouting(data: Json): string {
   const results = data.results;
   const options = routing === null ? "" : table(["label", "capability", "model", "tasks"], (data.routes as Json[]).map((route) => [escape(route.label), escape(route.option), escape((routing.options as Json[]).find((option) => option.label === route.label)?.model ?? ""), numberCell(String(route.tasks))]), 'data-testid="routes-table"');
   const accuracy = routing?.accuracy === undefined || routing === null ? "<p>routing accuracy: no labels (the target's tasks do not name their capability)</p>" : `<p data-testid="routing-accuracy">routing accuracy ${routing.accuracy.correct}/${routing.accuracy.tasks} (${percent(routing.accuracy.accuracy)}); ${escape(routing.accuracy.note)}</p>`;
-  const domains = results === null ? "" : table(["domain", "base solved", "TRACE solved"], [...(results.domains as Json[]).map((domain) => [escape(domain.domain), numberCell(`${domain.base.passed}/${domain.base.total}`), numberCell(`${domain.trace.passed}/${domain.trace.total}`)]), ["overall", numberCell(`${results.overall.base.passed}/${results.overall.base.total}`), numberCell(`${results.overall.trace.passed}/${results.overall.trace.total}`)]], 'data-testid="evaluation-table"');
+  // A graded reward (ToolSandbox's similarity) gets its mean beside the solved counts, as eval/report.md shows it.
+  const graded = data.gradedReward === true;
+  const rewardCells = (domain: Json) => (graded ? [numberCell(domain.meanReward === undefined ? "-" : number(domain.meanReward.base)), numberCell(domain.meanReward === undefined ? "-" : number(domain.meanReward.trace))] : []);
+  const domains =
+    results === null
+      ? ""
+      : table(
+          ["domain", "base solved", "TRACE solved", ...(graded ? ["base mean reward", "TRACE mean reward"] : [])],
+          [
+            ...(results.domains as Json[]).map((domain) => [escape(domain.domain), numberCell(`${domain.base.passed}/${domain.base.total}`), numberCell(`${domain.trace.passed}/${domain.trace.total}`), ...rewardCells(domain)]),
+            ["overall", numberCell(`${results.overall.base.passed}/${results.overall.base.total}`), numberCell(`${results.overall.trace.passed}/${results.overall.trace.total}`), ...(graded ? ["", ""] : [])],
+          ],
+          'data-testid="evaluation-table"',
+        );
   const kinds = results === null ? [] : (results.domains as Json[]).flatMap((domain) => Object.entries((domain.groups ?? {}) as Record<string, Json>).map(([kind, counts]) => [escape(domain.domain), escape(kind), numberCell(`${counts.base.passed}/${counts.base.total}`), numberCell(`${counts.trace.passed}/${counts.trace.total}`)]));
   const kindsTable = kinds.length === 0 ? "" : table(["domain", "kind of task", "base solved", "TRACE solved"], kinds, 'data-testid="evaluation-kinds-table"');
   const capabilities = results === null ? "" : table(["capability", "held-out seeds", "base reward", "adapter reward"], (results.capabilities as Json[]).map((row) => [escape(row.capability), escape((row.seeds as number[]).join(", ")), numberCell(number(row.before)), numberCell(number(row.after))]), 'data-testid="capabilities-evaluation"');
@@ -310,8 +323,11 @@ function renderComparison(data: Json): string {
     escape((method.seeds as number[]).map((seed, index) => `${seed}: ${points((method.differences as number[])[index]!)}`).join(", ")),
     numberCell(`${method.ahead} / ${method.behind} of ${(method.seeds as number[]).length}`),
   ]);
+  const graded = data.graded as string[];
+  const rewardRows = (data.methods as Json[]).map((method) => [escape(method.label), ...graded.map((domain) => numberCell(`${number(method.meanRewards[domain]?.mean)} ± ${number(method.meanRewards[domain]?.standardDeviation)}`))]);
+  const rewards = graded.length === 0 ? "" : `<h3>mean reward (graded: a pass above is a reward of 1)</h3>${table(["method", ...graded.map((domain) => `${domain} mean reward`)], rewardRows, 'data-testid="rewards-table"')}`;
   const paired = pairedRows.length === 0 ? "" : `<h3>TRACE against each method, paired by seed</h3>${table(["method", "TRACE − method (points, 95% interval)", "per seed", "TRACE ahead / behind"], pairedRows, 'data-testid="paired-table"')}`;
-  return `${notices(data)}${(data.methods as Json[]).length === 0 ? "" : table(["method", "id", "seeds", "pass rate: mean ± sd [min, max]", ...(data.domains as string[]), "budget spent", "notes"], rows, 'data-testid="methods-table"')}${paired}${kinds}
+  return `${notices(data)}${(data.methods as Json[]).length === 0 ? "" : table(["method", "id", "seeds", "pass rate: mean ± sd [min, max]", ...(data.domains as string[]), "budget spent", "notes"], rows, 'data-testid="methods-table"')}${rewards}${paired}${kinds}
     <div class="charts">${chart(data.curves, 'data-chart="curves"')}</div>`;
 }
 
