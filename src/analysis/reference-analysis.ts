@@ -13,7 +13,8 @@ import type { AggregationThresholds } from "./aggregate-capabilities.js";
 import { aggregateDirectory, CANDIDATES_FILE, type ScoresFile } from "./analysis-directory.js";
 import { buildRunFile, type LabeledTrajectory } from "./build-run-file.js";
 import { MissingDataDirectoryError } from "./missing-data-directory-error.js";
-import { REFERENCE_CAPABILITIES, REFERENCE_CAPABILITY_NAMES } from "./reference-capabilities.js";
+import type { CandidateCapability } from "./candidates-file.js";
+import { REFERENCE_CAPABILITIES } from "./reference-capabilities.js";
 import { referenceLabels } from "./reference-labeler.js";
 import { runFileName, type RunFile } from "./run-file.js";
 import { trajectoryKey } from "./trajectory-key.js";
@@ -99,14 +100,17 @@ export function writeReferenceAnalysis(options: {
   outDirectory: string;
   thresholds: Omit<AggregationThresholds, "minRuns">;
   labeler: string;
+  /** The dictionary the labels use [the τ² reference dictionary, which TRACE-mini's module labeler shares]. */
+  capabilities?: readonly CandidateCapability[];
 }): { run: RunFile; scores: ScoresFile } {
+  const capabilities = options.capabilities ?? REFERENCE_CAPABILITIES;
   options.store.upsertLabels(
     options.labeled.flatMap(({ episode, trajectory }) =>
       Object.entries(trajectory.labels).map(([capability, label]) => ({ environment: episode.environment, taskId: episode.taskId, trial: episode.trial, capability, run: REFERENCE_RUN, label })),
     ),
   );
-  const run = buildRunFile({ attempt: 1, capabilities: REFERENCE_CAPABILITY_NAMES, trajectories: options.labeled.map(({ trajectory }) => trajectory) });
-  writeJsonFile(path.join(options.outDirectory, CANDIDATES_FILE), { candidates: REFERENCE_CAPABILITIES });
+  const run = buildRunFile({ attempt: 1, capabilities: capabilities.map((capability) => capability.name), trajectories: options.labeled.map(({ trajectory }) => trajectory) });
+  writeJsonFile(path.join(options.outDirectory, CANDIDATES_FILE), { candidates: capabilities });
   writeJsonFile(path.join(options.outDirectory, runFileName(1)), run);
   const scores = aggregateDirectory({ runsDirectory: options.outDirectory, thresholds: { ...options.thresholds, minRuns: 1 }, labeler: options.labeler });
   return { run, scores };

@@ -12,6 +12,7 @@ import { readCandidatesFile, type CandidatesFile } from "../analysis/candidates-
 import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
 import { listRunFiles } from "../analysis/run-file.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
+import { runToolSandboxReferenceAnalysis, TOOLSANDBOX_ENVIRONMENT } from "../analysis/toolsandbox-reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
@@ -63,6 +64,14 @@ function runData(runDirectory: string, dataDir: string | undefined): { dataDirec
   return { ...(dataDirectory === undefined ? {} : { dataDirectory }), ...(domainDirectory === undefined ? {} : { configuredDirectory: domainDirectory }) };
 }
 
+/** The ToolSandbox export the reference labeler reads: `--data-dir`, else the one the run's config.json names. */
+function toolSandboxData(runDirectory: string, dataDir: string | undefined): string {
+  const { root, domainDirectory } = runDataDirectories(runDirectory);
+  const directory = dataDir ?? root ?? domainDirectory;
+  if (directory === undefined) throw new UsageError("the ToolSandbox reference labeler needs --data-dir (the directory of ToolSandbox's scenarios.json.gz): the run's config.json names none");
+  return directory;
+}
+
 /** Where each labeler's analysis of a run goes. */
 function analysisDirectories(runDirectory: string): { llm: string; reference: string } {
   const run = openRunDirectory(runDirectory);
@@ -107,7 +116,11 @@ async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOp
     directory = options.out ?? directories.reference;
     const store = openTrajectoryStore(file);
     try {
-      const { run } = runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, ...runData(runDirectory, options.dataDir) });
+      // ToolSandbox episodes are labeled from ToolSandbox's evaluation against the export's scenarios; τ² ones against τ²'s gold.
+      const toolsandbox = store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT, status: "finished" }).length > 0;
+      const { run } = toolsandbox
+        ? runToolSandboxReferenceAnalysis({ store, outDirectory: directory, thresholds: base, dataDirectory: toolSandboxData(runDirectory, options.dataDir) })
+        : runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, ...runData(runDirectory, options.dataDir) });
       log(`reference labeler: ${run.totals.total_failed + run.totals.total_passed} trajectories labeled into ${directory}`);
     } finally {
       store.close();
@@ -186,7 +199,7 @@ export function registerAnalyzeCommands(program: Command): void {
   const analyze = addRunDirectoryArgument(program.command("analyze").description("capability analysis of a run (TRACE step 2): discovery + labeling + aggregation + report into RUN/analysis/"))
     // Options of `analyze` itself come before a subcommand's name, so `aggregate --runs` is the subcommand's option.
     .enablePositionalOptions()
-    .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline, τ² gold)", "llm");
+    .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline: τ² gold, or ToolSandbox's milestones)", "llm");
   addEndpointOptions(analyze, "analyst", "the analyst")
     .option("--runs <n>", "independent labeling runs N (default 10, the paper's)")
     .option("--candidates <file>", "label with this candidate_capabilities.json (or 'reference': the reference dictionary) instead of discovering")
@@ -196,7 +209,7 @@ export function registerAnalyzeCommands(program: Command): void {
     .option("--max-attempts <n>", "attempts per request when replies are invalid", "3")
     .option("--temperature <t>", "analyst sampling temperature (runs must differ to measure consistency)", "0.7")
     .option("--concurrency <n>", "analyst requests in flight at once", "4")
-    .option("--data-dir <dir>", "reference labeler: τ²-bench's data/tau2 directory or a domain directory (default: the run's config.json)")
+    .option("--data-dir <dir>", "reference labeler: τ²-bench's data/tau2 directory or a domain directory, or ToolSandbox's export directory (default: the run's config.json)")
     .option("--out <dir>", "analysis directory (default RUN/analysis, or RUN/analysis/reference)")
     .option("--coverage <rho>", "ρ: minimum coverage in a run", String(PAPER_THRESHOLDS.coverage))
     .option("--gap <delta>", "δ: minimum contrastive gap in a run", String(PAPER_THRESHOLDS.gap))

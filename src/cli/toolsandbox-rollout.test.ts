@@ -8,6 +8,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
 import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
+import { TOOLSANDBOX_REFERENCE_CAPABILITIES } from "../analysis/toolsandbox-reference-labeler.js";
 import { runToolSandboxRollout, runToolSandboxReport } from "./toolsandbox-rollout.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/trace.js");
@@ -54,6 +55,16 @@ test("an agent that turns cellular off and says so scores 1.0; ToolSandbox's use
     assert.ok(shownLines.includes("ToolSandbox per category (mean similarity, perfect conversations, turns; as trace toolsandbox report):"), shown.stdout);
     assert.ok(shownLines.some((line) => /^TEN_DISTRACTION_TOOLS +1 +1\.000 +1 +3\.0$/.test(line)), shown.stdout);
     assert.deepEqual((JSON.parse(shownLines.at(-1)!) as { toolsandboxCategories: unknown }).toolsandboxCategories, figures);
+    // `trace analyze --labeler reference` on the same run: labels from ToolSandbox's milestones, with the export the
+    // rollout recorded in the run's config.json.
+    const analyzed = spawnSync(process.execPath, [bin, "analyze", out, "--labeler", "reference"], { encoding: "utf8" });
+    assert.equal(analyzed.status, 0, analyzed.stderr);
+    assert.match(analyzed.stdout, /reference labeler: 2 trajectories labeled/);
+    const runFile = JSON.parse(readFileSync(path.join(out, "analysis", "reference", "run_01.json"), "utf8")) as { labels: Record<string, { present_passed: string[]; na_passed: string[] }> };
+    assert.deepEqual(Object.keys(runFile.labels), TOOLSANDBOX_REFERENCE_CAPABILITIES.map((capability) => capability.name));
+    assert.equal(runFile.labels.reach_required_world_state!.present_passed.length, 2, "cellular turned off in both");
+    assert.equal(runFile.labels.report_results_to_user!.present_passed.length, 2, "and said so");
+    assert.equal(runFile.labels.avoid_forbidden_actions!.na_passed.length, 2, "no minefield in either scenario");
   } finally {
     await server.close();
   }

@@ -18,6 +18,7 @@ import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { COMPARE_METHODS } from "../compare/compare-methods.js";
 import type { MethodSeedResult } from "../compare/report/comparison-types.js";
 import { isGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
+import { TOOLSANDBOX_REFERENCE_CAPABILITIES } from "../analysis/toolsandbox-reference-labeler.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
 const servers: FakeChatServer[] = [];
@@ -124,4 +125,22 @@ test("trace run on a toolsandbox target: every stage and every compared method w
   assert.equal(report.code, 0, report.stderr);
   const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
   assert.equal(figures.ALL_CATEGORIES?.count, 2);
+});
+
+test("trace run --until analyze on a toolsandbox target without an analyst: the reference labeler reads ToolSandbox's milestone evaluation", { timeout: 300_000 }, async () => {
+  const runDirectory = path.join(scratch, "reference-run");
+  const { analysis: _analysis, environments: _environments, ...settings } = SMALL_RUN_SETTINGS;
+  const config = { name: "toolsandbox-reference", ...settings, target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory(), tasksPerDomain: 2, maxSteps: 4, maxTokens: 12, concurrency: 2 } };
+  const configFile = path.join(scratch, "reference-config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  const result = await trace(["run", configFile, "--run-dir", runDirectory, "--until", "analyze"]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /\[3\/\d+ analyze\] done in [\d.]+ s: 2 trajectories labeled/);
+  const runFile = JSON.parse(readFileSync(path.join(runDirectory, "analysis", "reference", "run_01.json"), "utf8")) as { totals: { total_failed: number; total_passed: number }; labels: Record<string, Record<string, string[]>> };
+  assert.deepEqual(Object.keys(runFile.labels), TOOLSANDBOX_REFERENCE_CAPABILITIES.map((capability) => capability.name));
+  // Each labeled conversation is in exactly one of the six lists of every capability, and a failed one is LACKING somewhere.
+  for (const lists of Object.values(runFile.labels)) assert.equal(Object.values(lists).flat().length, runFile.totals.total_failed + runFile.totals.total_passed);
+  const failed = Object.values(runFile.labels).flatMap((lists) => lists.lacking_failed!);
+  assert.equal(new Set(failed).size, runFile.totals.total_failed);
+  assert.ok(existsSync(path.join(runDirectory, "analysis", "reference", "capability_scores.json")));
 });

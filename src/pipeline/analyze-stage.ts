@@ -2,12 +2,14 @@
  * The analyze stage: the capability analysis of the base rollouts. `llm` (the paper's method): the `analyst` role's
  * endpoint discovers a capability dictionary and labels every trajectory in N runs (resumable: labels are stored per
  * batch) into `analysis/`. `reference` (offline): the reference-guided labeler into `analysis/reference/` — against τ²'s
- * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target.
+ * gold for a τ² target, against each instance's gold solution for a module (TRACE-mini) target, from ToolSandbox's
+ * milestone evaluation for a ToolSandbox target.
  */
 import type { AggregationThresholds } from "../analysis/aggregate-capabilities.js";
 import { analyzeWithAnalyst } from "../analysis/analyze-with-analyst.js";
 import { runModuleReferenceAnalysis } from "../analysis/module-reference-analysis.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
+import { runToolSandboxReferenceAnalysis } from "../analysis/toolsandbox-reference-analysis.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { marginalCapabilities } from "../analysis/analysis-report.js";
 import type { ScoresFile } from "../analysis/analysis-directory.js";
@@ -67,6 +69,8 @@ export async function runAnalyzeStage(context: PipelineContext): Promise<string>
       if (config.target.kind === "mini") {
         const environments = new Map((await loadTargetDomains(config)).flatMap((domain) => (domain.moduleEnvironment === undefined ? [] : [[domain.environment.name, domain.moduleEnvironment] as const])));
         result = await runModuleReferenceAnalysis({ store, environments: (name) => environments.get(name), outDirectory: directory, thresholds });
+      } else if (config.target.kind === "toolsandbox") {
+        result = runToolSandboxReferenceAnalysis({ store, dataDirectory: config.target.dataDirectory!, outDirectory: directory, thresholds });
       } else {
         result = runReferenceAnalysis({ store, outDirectory: directory, ...(config.target.dataDirectory === undefined ? {} : { dataDirectory: config.target.dataDirectory }), thresholds });
       }

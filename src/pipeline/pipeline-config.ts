@@ -527,8 +527,8 @@ const pipelineConfigSchema = z.strictObject({
   needs(config.environments.source === "generated", "generator", 'environments.source is "generated"');
   const mcpGrader = config.target.mcp?.grader;
   needs(config.target.kind === "mcp" && mcpGrader !== undefined && "judge" in mcpGrader, "judge", "target.mcp.grader is an LLM judge");
-  if ((config.target.kind === "module" || config.target.kind === "mcp" || config.target.kind === "toolsandbox") && config.analysis.labeler !== "llm") {
-    context.addIssue({ code: "custom", path: ["analysis", "labeler"], message: `a ${config.target.kind} target needs the LLM analyst ("llm"; the reference labeler knows only τ² and TRACE-mini)` });
+  if ((config.target.kind === "module" || config.target.kind === "mcp") && config.analysis.labeler !== "llm") {
+    context.addIssue({ code: "custom", path: ["analysis", "labeler"], message: `a ${config.target.kind} target needs the LLM analyst ("llm"; the reference labeler knows only τ², TRACE-mini and ToolSandbox)` });
   }
   if (config.analysis.minRuns !== undefined && config.analysis.minRuns > config.analysis.runs) context.addIssue({ code: "custom", path: ["analysis", "minRuns"], message: `${config.analysis.minRuns} is more than analysis.runs (${config.analysis.runs})` });
   if (config.routing.multiPartSimilarity !== undefined && config.routing.method !== "retrieval") context.addIssue({ code: "custom", path: ["routing", "multiPartSimilarity"], message: 'needs routing.method "retrieval" (the sentences of a request are matched against the capabilities\' example requests)' });

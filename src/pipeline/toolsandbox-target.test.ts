@@ -46,4 +46,7 @@ test("a toolsandbox target: the 129 root scenarios, its scripted user, ToolSandb
   const lazy = await runEpisode({ environment: domain!.environment, task, policy: scriptedPolicy([{ role: "assistant", content: "Sure." }]), user: domain!.makeUser(task) });
   assert.equal(lazy.trajectory.reward?.reward, 0);
   assert.throws(() => parsePipelineConfig({ name: "x", model: { path: "m" }, target: { kind: "toolsandbox" }, analysis: { labeler: "llm" }, endpoints: { a: { url: "http://127.0.0.1:9/v1", model: "m" } }, roles: { analyst: "a" } }, "test"), /dataDirectory/);
+  // Without an analyst: the reference labeler reads ToolSandbox's milestone evaluation (the default labeler).
+  const offline = parsePipelineConfig({ name: "x", model: { path: "m" }, target: { kind: "toolsandbox", dataDirectory: toolSandboxDataDirectory() } }, "test");
+  assert.equal(offline.analysis.labeler, "reference");
 });
