@@ -141,6 +141,8 @@ test("every example configuration validates (configs/ and examples/)", () => {
   const paper = loadPipelineConfig(path.resolve("configs/tau2-qwen3-30b-a3b.json"));
   assert.deepEqual([paper.roles.policy, paper.roles.user, paper.roles.analyst, paper.roles.generator], ["vllm", "vllm", "analyst", "analyst"]);
   assert.deepEqual([paper.analysis.labeler, paper.analysis.runs, paper.environments.source, paper.environments.calibration.samples, paper.training.iterations], ["llm", 10, "generated", 16, 40]);
+  const toolsandbox = loadPipelineConfig(path.resolve("configs/toolsandbox-qwen3-30b-a3b.json"));
+  assert.deepEqual([toolsandbox.target.kind, toolsandbox.target.augmentations, toolsandbox.roles.user, toolsandbox.analysis.labeler], ["toolsandbox", ["none"], "vllm", "llm"]);
 });
 
 test("roles must name defined endpoints, and the methods that need a role must have it", () => {
