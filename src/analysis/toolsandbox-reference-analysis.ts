@@ -4,6 +4,7 @@
  * scenario (`toolsandbox-reference-labeler.ts`), stored as run `reference`, written as one run file with the
  * ToolSandbox dictionary, and aggregated with min-runs 1 (the labeler is deterministic).
  */
+import { TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
 import type { ToolSandboxEvaluation } from "../envs/toolsandbox/evaluate.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { TraceError } from "../spec/trace-error.js";
@@ -15,9 +16,6 @@ import { writeReferenceAnalysis } from "./reference-analysis.js";
 import type { RunFile } from "./run-file.js";
 import { TOOLSANDBOX_REFERENCE_CAPABILITIES, toolSandboxReferenceLabels } from "./toolsandbox-reference-labeler.js";
 import { trajectoryKey } from "./trajectory-key.js";
-
-/** The environment name of ToolSandbox episodes (`trace rollout --env toolsandbox`, a `toolsandbox` target). */
-export const TOOLSANDBOX_ENVIRONMENT = "toolsandbox";
 
 /** A ToolSandbox episode the labeler cannot read: its scenario is not in the export, or its reward carries no evaluation. */
 export class UnlabelableToolSandboxEpisodeError extends TraceError {
@@ -48,7 +46,7 @@ export interface ToolSandboxReferenceAnalysisOptions {
 /** Labels every finished ToolSandbox episode, writes the run file and the aggregation; returns both. */
 export function runToolSandboxReferenceAnalysis(options: ToolSandboxReferenceAnalysisOptions): { run: RunFile; scores: ScoresFile } {
   const scenarios = new Map(loadToolSandboxExport(options.dataDirectory).scenarios.map((scenario) => [scenario.name, scenario]));
-  const labeled = options.store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT, status: "finished" }).map((episode) => {
+  const labeled = options.store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }).map((episode) => {
     const name = `${episode.taskId}#${episode.trial}`;
     const scenario = scenarios.get(episode.taskId);
     if (scenario === undefined) throw new UnlabelableToolSandboxEpisodeError(name, `names a scenario that ${options.dataDirectory} does not hold`);

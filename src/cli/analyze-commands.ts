@@ -12,7 +12,8 @@ import { readCandidatesFile, type CandidatesFile } from "../analysis/candidates-
 import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
 import { listRunFiles } from "../analysis/run-file.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
-import { runToolSandboxReferenceAnalysis, TOOLSANDBOX_ENVIRONMENT } from "../analysis/toolsandbox-reference-analysis.js";
+import { runToolSandboxReferenceAnalysis } from "../analysis/toolsandbox-reference-analysis.js";
+import { TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
@@ -117,7 +118,7 @@ async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOp
     const store = openTrajectoryStore(file);
     try {
       // ToolSandbox episodes are labeled from ToolSandbox's evaluation against the export's scenarios; τ² ones against τ²'s gold.
-      const toolsandbox = store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT, status: "finished" }).length > 0;
+      const toolsandbox = store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }).length > 0;
       const { run } = toolsandbox
         ? runToolSandboxReferenceAnalysis({ store, outDirectory: directory, thresholds: base, dataDirectory: toolSandboxData(runDirectory, options.dataDir) })
         : runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, ...runData(runDirectory, options.dataDir) });

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { categorySummary, formatCategorySummary } from "../envs/toolsandbox/category-report.js";
-import { createToolSandboxEnvironment } from "../envs/toolsandbox/environment.js";
+import { createToolSandboxEnvironment, TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
 import type { ToolSandboxEvaluation } from "../envs/toolsandbox/evaluate.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { resultSummary } from "../envs/toolsandbox/results-export.js";
@@ -117,7 +117,6 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   return summary;
 }
 
-/** `trace toolsandbox report RUN`: ToolSandbox's category figures of a run's finished episodes. */
 /** A finished ToolSandbox episode's scenario, categories and evaluation (its reward's details). */
 export interface ToolSandboxResult {
   name: string;
@@ -128,7 +127,7 @@ export interface ToolSandboxResult {
 /** The graded ToolSandbox episodes among `episodes` (those whose reward carries ToolSandbox's evaluation). */
 export function toolSandboxResults(episodes: readonly EpisodeRecord[]): ToolSandboxResult[] {
   return episodes.flatMap((record) => {
-    if (record.environment !== "toolsandbox" || record.status !== "finished") return [];
+    if (record.environment !== TOOLSANDBOX_ENVIRONMENT_NAME || record.status !== "finished") return [];
     const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
     if (details === undefined || typeof details.similarity !== "number") return [];
     return [{ name: record.taskId, categories: details.categories ?? [], evaluation: details }];
@@ -140,12 +139,13 @@ export function toolSandboxCategorySummary(results: readonly ToolSandboxResult[]
   return categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
 }
 
+/** `trace toolsandbox report RUN`: ToolSandbox's category figures of a run's finished episodes. */
 export function runToolSandboxReport(runDir: string, options: { out?: string; json?: boolean }, write: (line: string) => void): Record<string, ReturnType<typeof categorySummary>[string]> {
   if (options.out !== undefined) checkOutputFilePath(options.out, "--out");
   const store = openTrajectoryStore(path.join(runDir, "store.sqlite"));
   let results: ToolSandboxResult[];
   try {
-    results = toolSandboxResults(store.listEpisodes({ environment: "toolsandbox", status: "finished" }));
+    results = toolSandboxResults(store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }));
   } finally {
     store.close();
   }

@@ -17,7 +17,7 @@ import { oneCapabilityAnalyst, trace } from "../testing/ticketing-run-fixture.js
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { COMPARE_METHODS } from "../compare/compare-methods.js";
 import type { MethodSeedResult } from "../compare/report/comparison-types.js";
-import { isGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
+import { hasGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
 import { TOOLSANDBOX_REFERENCE_CAPABILITIES } from "../analysis/toolsandbox-reference-labeler.js";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "trace-toolsandbox-run-"));
@@ -107,7 +107,7 @@ test("trace run on a toolsandbox target: every stage and every compared method w
   const [domain] = evaluation.domains;
   assert.equal(similarities.length, domain!.base.total);
   assert.ok(Math.abs(domain!.meanReward!.base - similarities.reduce((sum, value) => sum + value, 0) / similarities.length) < 1e-9, JSON.stringify({ domain, similarities }));
-  const graded = isGradedReward(domain!.base, domain!.meanReward!.base) || isGradedReward(domain!.trace, domain!.meanReward!.trace);
+  const graded = hasGradedReward(domain!);
   assert.equal(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8").includes("| toolsandbox | " + domain!.meanReward!.base.toFixed(3)), graded);
   // Every method of the comparison ran on the ToolSandbox tasks, each within its budget, scored by the similarity.
   const comparison = readFileSync(path.join(runDirectory, "compare", "comparison.md"), "utf8");

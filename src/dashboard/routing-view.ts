@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import type { TopLevelSpec } from "vega-lite";
 import { z } from "zod";
-import { isGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
+import { hasGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import type { RoutingFile } from "../run/routing-file.js";
@@ -82,7 +82,7 @@ export function readRoutingView(run: RunDirectory): RoutingView {
     ...(task.base === null ? [] : [{ task: task.taskId, policy: "base", reward: task.base }]),
     ...(task.trace === null ? [] : [{ task: task.taskId, policy: "trace", reward: task.trace }]),
   ]);
-  const gradedReward = (results?.domains ?? []).some((domain) => domain.meanReward !== undefined && (isGradedReward(domain.base, domain.meanReward.base) || isGradedReward(domain.trace, domain.meanReward.trace)));
+  const gradedReward = (results?.domains ?? []).some(hasGradedReward);
   return {
     routing,
     results,

@@ -1,5 +1,5 @@
 /** The final report (`eval/report.md`): base vs TRACE pass rate per domain and overall (and mean reward where it is graded), adapter gains, routing distribution. */
-import { isGradedReward, type EvaluationResults, type PassCount } from "../run/evaluation-results.js";
+import { hasGradedReward, type EvaluationResults, type PassCount } from "../run/evaluation-results.js";
 
 function rate(count: PassCount): string {
   return count.total === 0 ? "-" : `${((100 * count.passed) / count.total).toFixed(1)}% (${count.passed}/${count.total})`;
@@ -16,7 +16,7 @@ export function formatReport(name: string, results: EvaluationResults): string {
   for (const domain of results.domains) lines.push(`| ${domain.domain} | ${rate(domain.base)} | ${rate(domain.trace)} |`);
   lines.push(`| overall (solved / tasks) | ${rate(results.overall.base)} | ${rate(results.overall.trace)} |`, "");
   // A graded reward (ToolSandbox's similarity) says more than its pass rate (the perfect share): show it beside.
-  const graded = results.domains.filter((domain) => domain.meanReward !== undefined && (isGradedReward(domain.base, domain.meanReward.base) || isGradedReward(domain.trace, domain.meanReward.trace)));
+  const graded = results.domains.filter(hasGradedReward);
   if (graded.length > 0) {
     lines.push("| domain | base mean reward | TRACE mean reward | gain |", "|---|---|---|---|");
     for (const { domain, meanReward } of graded) lines.push(`| ${domain} | ${meanReward!.base.toFixed(3)} | ${meanReward!.trace.toFixed(3)} | ${delta(meanReward!.base, meanReward!.trace)} |`);

@@ -56,3 +56,8 @@ export interface EvaluationResults {
   /** The machine the figures came from (`PipelineContext.machine`), when the worker could say. */
   machine?: string;
 }
+
+/** Whether an evaluated domain's reward is graded for the base or for TRACE (false for results written before mean rewards were recorded). */
+export function hasGradedReward(domain: EvaluationResults["domains"][number]): boolean {
+  return domain.meanReward !== undefined && (isGradedReward(domain.base, domain.meanReward.base) || isGradedReward(domain.trace, domain.meanReward.trace));
+}

@@ -33,6 +33,9 @@ export interface ToolSandboxEnvironmentOptions {
   timeDependence?: readonly TimeDependentValue[];
 }
 
+/** The environment's name: every ToolSandbox episode is stored under it. */
+export const TOOLSANDBOX_ENVIRONMENT_NAME = "toolsandbox";
+
 /** The conversation rules: the user ends with `end_conversation`; ToolSandbox's own limit is 30 messages, applied when grading. */
 export const TOOLSANDBOX_RULES: ConversationRules = { userStopTokens: [END_CONVERSATION_TOKEN], maxSteps: 40, maxErrors: 1000 };
 
@@ -112,7 +115,7 @@ export function createToolSandboxEnvironment(exported: ToolSandboxExport, option
     return evaluateHistory(data, scenario, world.history());
   };
   return {
-    name: "toolsandbox",
+    name: TOOLSANDBOX_ENVIRONMENT_NAME,
     data,
     clock,
     rules: TOOLSANDBOX_RULES,
