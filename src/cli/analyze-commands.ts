@@ -13,10 +13,11 @@ import { REFERENCE_CAPABILITIES } from "../analysis/reference-capabilities.js";
 import { listRunFiles } from "../analysis/run-file.js";
 import { runReferenceAnalysis } from "../analysis/reference-analysis.js";
 import { runToolSandboxReferenceAnalysis } from "../analysis/toolsandbox-reference-analysis.js";
+import { TOOLSANDBOX_REFERENCE_CAPABILITIES } from "../analysis/toolsandbox-reference-labeler.js";
 import { TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
 import { writeAnalysisReport } from "../analysis/write-analysis-report.js";
 import { createChatClient } from "../models/chat-client.js";
-import { openTrajectoryStore } from "../store/trajectory-store.js";
+import { openTrajectoryStore, type TrajectoryStore } from "../store/trajectory-store.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { UsageError } from "./usage-error.js";
 import { NotARunError } from "./show-command.js";
@@ -63,6 +64,11 @@ function runData(runDirectory: string, dataDir: string | undefined): { dataDirec
   const { root, domainDirectory } = runDataDirectories(runDirectory);
   const dataDirectory = dataDir ?? root;
   return { ...(dataDirectory === undefined ? {} : { dataDirectory }), ...(domainDirectory === undefined ? {} : { configuredDirectory: domainDirectory }) };
+}
+
+/** Whether the run's store holds finished ToolSandbox episodes (its reference labeler is then ToolSandbox's). */
+function holdsToolSandbox(store: TrajectoryStore): boolean {
+  return store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }).length > 0;
 }
 
 /** The ToolSandbox export the reference labeler reads: `--data-dir`, else the one the run's config.json names. */
@@ -118,8 +124,7 @@ async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOp
     const store = openTrajectoryStore(file);
     try {
       // ToolSandbox episodes are labeled from ToolSandbox's evaluation against the export's scenarios; τ² ones against τ²'s gold.
-      const toolsandbox = store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }).length > 0;
-      const { run } = toolsandbox
+      const { run } = holdsToolSandbox(store)
         ? runToolSandboxReferenceAnalysis({ store, outDirectory: directory, thresholds: base, dataDirectory: toolSandboxData(runDirectory, options.dataDir) })
         : runReferenceAnalysis({ store, outDirectory: directory, thresholds: base, ...runData(runDirectory, options.dataDir) });
       log(`reference labeler: ${run.totals.total_failed + run.totals.total_passed} trajectories labeled into ${directory}`);
@@ -127,13 +132,14 @@ async function runAnalyzeCommand(runDirectory: string, options: AnalyzeCommandOp
       store.close();
     }
   } else {
-    let candidates: CandidatesFile | undefined;
-    if (options.candidates === "reference") candidates = { candidates: [...REFERENCE_CAPABILITIES] };
-    else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
     directory = options.out ?? directories.llm;
     const client = createChatClient({ baseUrl: settings.analyst.url, model: settings.analyst.model, maxConcurrency: settings.concurrency, apiKey: settings.analyst.apiKey });
     const store = openTrajectoryStore(file);
     try {
+      // 'reference': the dictionary of the run's own reference labeler, so that its labels and the analyst's can be compared.
+      let candidates: CandidatesFile | undefined;
+      if (options.candidates === "reference") candidates = { candidates: [...(holdsToolSandbox(store) ? TOOLSANDBOX_REFERENCE_CAPABILITIES : REFERENCE_CAPABILITIES)] };
+      else if (options.candidates !== undefined) candidates = readCandidatesFile(options.candidates);
       const result = await analyzeWithAnalyst({
         store,
         client,
@@ -203,7 +209,7 @@ export function registerAnalyzeCommands(program: Command): void {
     .option("--labeler <labeler>", "llm (an OpenAI-compatible analyst) or reference (offline: τ² gold, or ToolSandbox's milestones)", "llm");
   addEndpointOptions(analyze, "analyst", "the analyst")
     .option("--runs <n>", "independent labeling runs N (default 10, the paper's)")
-    .option("--candidates <file>", "label with this candidate_capabilities.json (or 'reference': the reference dictionary) instead of discovering")
+    .option("--candidates <file>", "label with this candidate_capabilities.json (or 'reference': the run's reference dictionary, τ²'s or ToolSandbox's) instead of discovering")
     .option("--context-tokens <n>", "the analyst's context window in tokens", "32768")
     .option("--max-output-tokens <n>", "tokens the analyst may generate per reply", "4096")
     .option("--batch-size <n>", "most trajectories per labeling request", "8")

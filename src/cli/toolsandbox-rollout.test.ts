@@ -3,10 +3,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { toolSandboxDataDirectory } from "../testing/shared-data.js";
+import { labelingRequest, reply } from "../testing/analyst-test-support.js";
 import { chatBody, sendJson, startFakeChatServer } from "../testing/fake-chat-server.js";
 import { TOOLSANDBOX_REFERENCE_CAPABILITIES } from "../analysis/toolsandbox-reference-labeler.js";
 import { runToolSandboxRollout, runToolSandboxReport } from "./toolsandbox-rollout.js";
@@ -65,6 +67,20 @@ test("an agent that turns cellular off and says so scores 1.0; ToolSandbox's use
     assert.equal(runFile.labels.reach_required_world_state!.present_passed.length, 2, "cellular turned off in both");
     assert.equal(runFile.labels.report_results_to_user!.present_passed.length, 2, "and said so");
     assert.equal(runFile.labels.avoid_forbidden_actions!.na_passed.length, 2, "no minefield in either scenario");
+    // The LLM analyst on the same dictionary (`--candidates reference`): its labels are compared with the reference's.
+    const analyst = await startFakeChatServer((request, res) => {
+      const labeling = labelingRequest(request);
+      assert.ok(labeling, "no discovery with --candidates");
+      reply(res, JSON.stringify({ labels: Object.fromEntries(labeling.keys.map((key) => [key, Object.fromEntries(TOOLSANDBOX_REFERENCE_CAPABILITIES.map((capability) => [capability.name, "PRESENT"]))])) }));
+    });
+    try {
+      // Asynchronously: the scripted analyst answers from this process.
+      const compared = await promisify(execFile)(process.execPath, [bin, "analyze", out, "--candidates", "reference", "--analyst-url", analyst.baseUrl, "--analyst-model", "fake", "--runs", "1", "--min-runs", "1", "--quiet"], { encoding: "utf8" });
+      assert.match(compared.stdout, /## Agreement with the reference labeler/);
+      assert.match(compared.stdout, /\| report_results_to_user \| 2 \| 1\.000 \|/, "both label the two confirmations PRESENT");
+    } finally {
+      await analyst.close();
+    }
   } finally {
     await server.close();
   }
