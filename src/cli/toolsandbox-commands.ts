@@ -2,7 +2,8 @@
 import type { Command } from "commander";
 import { gradeChecks } from "../envs/toolsandbox/grade-checks.js";
 import { loadGradingChecks, loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
-import { runToolSandboxReport } from "./toolsandbox-rollout.js";
+import { runToolSandboxEvaluationReport, runToolSandboxReport } from "./toolsandbox-rollout.js";
+import { UsageError } from "./usage-error.js";
 
 interface GradeOptions {
   dataDir: string;
@@ -48,7 +49,11 @@ export function registerToolSandboxCommands(program: Command): void {
     .argument("<run>", "run directory of trace rollout --env toolsandbox")
     .option("--out <file>", "also write ToolSandbox's result_summary.json")
     .option("--json", "end with one JSON line: the figures per category")
-    .action((runDir: string, options: { out?: string; json?: boolean }) => {
-      runToolSandboxReport(runDir, options, write);
+    .option("--evaluation", "a trace run's evaluation instead (eval/episodes.sqlite): the base and TRACE side by side per category")
+    .action((runDir: string, options: { out?: string; json?: boolean; evaluation?: boolean }) => {
+      if (options.evaluation === true) {
+        if (options.out !== undefined) throw new UsageError("--out writes one agent's result_summary.json: leave it out with --evaluation");
+        runToolSandboxEvaluationReport(runDir, options, write);
+      } else runToolSandboxReport(runDir, options, write);
     });
 }

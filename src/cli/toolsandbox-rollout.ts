@@ -3,9 +3,9 @@
  * directory's store (resumable), each episode graded by ToolSandbox's evaluation; and `trace toolsandbox report`:
  * ToolSandbox's per-category figures of such a run, optionally written as its `result_summary.json`.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { categorySummary, formatCategorySummary } from "../envs/toolsandbox/category-report.js";
+import { categorySummary, formatCategoryComparison, formatCategorySummary } from "../envs/toolsandbox/category-report.js";
 import { createToolSandboxEnvironment, TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
 import type { ToolSandboxEvaluation } from "../envs/toolsandbox/evaluate.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
@@ -124,10 +124,10 @@ export interface ToolSandboxResult {
   evaluation: ToolSandboxEvaluation;
 }
 
-/** The graded ToolSandbox episodes among `episodes` (those whose reward carries ToolSandbox's evaluation). */
-export function toolSandboxResults(episodes: readonly EpisodeRecord[]): ToolSandboxResult[] {
+/** The graded ToolSandbox episodes among `episodes` (those of `environment` whose reward carries ToolSandbox's evaluation). */
+export function toolSandboxResults(episodes: readonly EpisodeRecord[], environment = TOOLSANDBOX_ENVIRONMENT_NAME): ToolSandboxResult[] {
   return episodes.flatMap((record) => {
-    if (record.environment !== TOOLSANDBOX_ENVIRONMENT_NAME || record.status !== "finished") return [];
+    if (record.environment !== environment || record.status !== "finished") return [];
     const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
     if (details === undefined || typeof details.similarity !== "number") return [];
     return [{ name: record.taskId, categories: details.categories ?? [], evaluation: details }];
@@ -137,6 +137,29 @@ export function toolSandboxResults(episodes: readonly EpisodeRecord[]): ToolSand
 /** ToolSandbox's figures per category of such results. */
 export function toolSandboxCategorySummary(results: readonly ToolSandboxResult[]): ReturnType<typeof categorySummary> {
   return categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
+}
+
+/**
+ * `trace toolsandbox report RUN --evaluation`: the evaluate stage's episodes (`eval/episodes.sqlite`) of a `trace run` on
+ * a ToolSandbox target, the base's and the routed agent's side by side per category; `--json` ends with both summaries.
+ */
+export function runToolSandboxEvaluationReport(runDir: string, options: { json?: boolean }, write: (line: string) => void): { base: ReturnType<typeof categorySummary>; trace: ReturnType<typeof categorySummary> } {
+  const file = openRunDirectory(runDir).evaluationStoreFile;
+  if (!existsSync(file)) throw new UsageError(`${runDir} has no evaluation yet (${file} is written by trace run's evaluate stage)`);
+  const store = openTrajectoryStore(file);
+  let episodes: EpisodeRecord[];
+  try {
+    episodes = store.listEpisodes({ status: "finished" });
+  } finally {
+    store.close();
+  }
+  const base = toolSandboxResults(episodes, `${TOOLSANDBOX_ENVIRONMENT_NAME}/base`);
+  const trace = toolSandboxResults(episodes, TOOLSANDBOX_ENVIRONMENT_NAME);
+  if (base.length === 0 || trace.length === 0) throw new UsageError(`${runDir}: the evaluation holds no finished ToolSandbox episodes of both the base and TRACE`);
+  const summaries = { base: toolSandboxCategorySummary(base), trace: toolSandboxCategorySummary(trace) };
+  write(formatCategoryComparison(summaries.base, summaries.trace));
+  if (options.json) write(JSON.stringify(summaries));
+  return summaries;
 }
 
 /** `trace toolsandbox report RUN`: ToolSandbox's category figures of a run's finished episodes. */

@@ -125,6 +125,17 @@ test("trace run on a toolsandbox target: every stage and every compared method w
   assert.equal(report.code, 0, report.stderr);
   const figures = JSON.parse(report.stdout.trim().split("\n").at(-1) as string) as Record<string, { count: number }>;
   assert.equal(figures.ALL_CATEGORIES?.count, 2);
+  // The evaluation's base and TRACE side by side per category; their mean similarity is eval/results.json's mean reward.
+  const sideBySide = await trace(["toolsandbox", "report", runDirectory, "--evaluation", "--json"]);
+  assert.equal(sideBySide.code, 0, sideBySide.stderr);
+  assert.match(sideBySide.stdout, /^category +n +base sim +TRACE sim +gain +base perf +TRACE perf$/m);
+  const both = JSON.parse(sideBySide.stdout.trim().split("\n").at(-1) as string) as Record<"base" | "trace", Record<string, { count: number; meanSimilarity: number }>>;
+  assert.deepEqual([both.base.ALL_CATEGORIES?.count, both.trace.ALL_CATEGORIES?.count], [2, 2]);
+  assert.ok(Math.abs(both.base.ALL_CATEGORIES!.meanSimilarity - domain!.meanReward!.base) < 1e-9);
+  assert.ok(Math.abs(both.trace.ALL_CATEGORIES!.meanSimilarity - domain!.meanReward!.trace) < 1e-9);
+  const refused = await trace(["toolsandbox", "report", runDirectory, "--evaluation", "--out", path.join(scratch, "summary.json")]);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /--out writes one agent's result_summary\.json: leave it out with --evaluation/);
 });
 
 test("trace run --until analyze on a toolsandbox target without an analyst: the reference labeler reads ToolSandbox's milestone evaluation", { timeout: 300_000 }, async () => {

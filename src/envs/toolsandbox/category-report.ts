@@ -52,3 +52,18 @@ export function formatCategorySummary(summary: Record<string, CategoryFigures>):
   }
   return lines.join("\n");
 }
+
+/** Two summaries side by side (the base's and TRACE's on the same scenarios): per category, n, mean similarity of each and the gain, perfect counts. */
+export function formatCategoryComparison(base: Record<string, CategoryFigures>, trace: Record<string, CategoryFigures>): string {
+  const lines = [`${"category".padEnd(28)} ${"n".padStart(5)} ${"base sim".padStart(9)} ${"TRACE sim".padStart(9)} ${"gain".padStart(7)} ${"base perf".padStart(9)} ${"TRACE perf".padStart(10)}`];
+  for (const category of [...new Set([...Object.keys(base), ...Object.keys(trace)])].sort()) {
+    const before = base[category];
+    const after = trace[category];
+    const similarity = (figures: CategoryFigures | undefined) => (figures === undefined ? "-" : figures.meanSimilarity.toFixed(3));
+    const gain = before === undefined || after === undefined ? "-" : `${after.meanSimilarity >= before.meanSimilarity ? "+" : ""}${(after.meanSimilarity - before.meanSimilarity).toFixed(3)}`;
+    lines.push(
+      `${category.padEnd(28)} ${String(after?.count ?? before?.count ?? 0).padStart(5)} ${similarity(before).padStart(9)} ${similarity(after).padStart(9)} ${gain.padStart(7)} ${String(before?.perfect ?? "-").padStart(9)} ${String(after?.perfect ?? "-").padStart(10)}`,
+    );
+  }
+  return lines.join("\n");
+}
