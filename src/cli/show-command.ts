@@ -5,13 +5,12 @@
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { formatCategorySummary, type CategoryFigures } from "../envs/toolsandbox/category-report.js";
+import { formatCategorySummary, toolSandboxCategorySummary, toolSandboxResults, type CategoryFigures } from "../envs/toolsandbox/category-report.js";
 import { buildRunReport, formatRunReport, type RunReport } from "../rollout/run-report.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore } from "../store/trajectory-store.js";
 import { TraceError } from "../spec/trace-error.js";
 import { addRunDirectoryArgument } from "./run-directory-option.js";
-import { toolSandboxCategorySummary, toolSandboxResults } from "./toolsandbox-rollout.js";
 
 /** A path that is not a run directory (no `store.sqlite`). */
 export class NotARunError extends TraceError {

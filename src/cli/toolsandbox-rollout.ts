@@ -5,9 +5,8 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { categorySummary, formatCategoryComparison, formatCategorySummary } from "../envs/toolsandbox/category-report.js";
+import { formatCategoryComparison, formatCategorySummary, toolSandboxCategorySummary, toolSandboxResults, type CategoryFigures, type ToolSandboxResult } from "../envs/toolsandbox/category-report.js";
 import { createToolSandboxEnvironment, TOOLSANDBOX_ENVIRONMENT_NAME } from "../envs/toolsandbox/environment.js";
-import type { ToolSandboxEvaluation } from "../envs/toolsandbox/evaluate.js";
 import { loadToolSandboxExport } from "../envs/toolsandbox/load-export.js";
 import { resultSummary } from "../envs/toolsandbox/results-export.js";
 import { loadTimeDependence } from "../envs/toolsandbox/time-rebase.js";
@@ -117,33 +116,11 @@ export async function runToolSandboxRollout(options: ToolSandboxRolloutOptions, 
   return summary;
 }
 
-/** A finished ToolSandbox episode's scenario, categories and evaluation (its reward's details). */
-export interface ToolSandboxResult {
-  name: string;
-  categories: string[];
-  evaluation: ToolSandboxEvaluation;
-}
-
-/** The graded ToolSandbox episodes among `episodes` (those of `environment` whose reward carries ToolSandbox's evaluation). */
-export function toolSandboxResults(episodes: readonly EpisodeRecord[], environment = TOOLSANDBOX_ENVIRONMENT_NAME): ToolSandboxResult[] {
-  return episodes.flatMap((record) => {
-    if (record.environment !== environment || record.status !== "finished") return [];
-    const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
-    if (details === undefined || typeof details.similarity !== "number") return [];
-    return [{ name: record.taskId, categories: details.categories ?? [], evaluation: details }];
-  });
-}
-
-/** ToolSandbox's figures per category of such results. */
-export function toolSandboxCategorySummary(results: readonly ToolSandboxResult[]): ReturnType<typeof categorySummary> {
-  return categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
-}
-
 /**
  * `trace toolsandbox report RUN --evaluation`: the evaluate stage's episodes (`eval/episodes.sqlite`) of a `trace run` on
  * a ToolSandbox target, the base's and the routed agent's side by side per category; `--json` ends with both summaries.
  */
-export function runToolSandboxEvaluationReport(runDir: string, options: { json?: boolean }, write: (line: string) => void): { base: ReturnType<typeof categorySummary>; trace: ReturnType<typeof categorySummary> } {
+export function runToolSandboxEvaluationReport(runDir: string, options: { json?: boolean }, write: (line: string) => void): { base: Record<string, CategoryFigures>; trace: Record<string, CategoryFigures> } {
   const file = openRunDirectory(runDir).evaluationStoreFile;
   if (!existsSync(file)) throw new UsageError(`${runDir} has no evaluation yet (${file} is written by trace run's evaluate stage)`);
   const store = openTrajectoryStore(file);
@@ -163,7 +140,7 @@ export function runToolSandboxEvaluationReport(runDir: string, options: { json?:
 }
 
 /** `trace toolsandbox report RUN`: ToolSandbox's category figures of a run's finished episodes. */
-export function runToolSandboxReport(runDir: string, options: { out?: string; json?: boolean }, write: (line: string) => void): Record<string, ReturnType<typeof categorySummary>[string]> {
+export function runToolSandboxReport(runDir: string, options: { out?: string; json?: boolean }, write: (line: string) => void): Record<string, CategoryFigures> {
   if (options.out !== undefined) checkOutputFilePath(options.out, "--out");
   const store = openTrajectoryStore(path.join(runDir, "store.sqlite"));
   let results: ToolSandboxResult[];

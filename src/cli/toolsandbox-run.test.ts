@@ -133,6 +133,9 @@ test("trace run on a toolsandbox target: every stage and every compared method w
   assert.deepEqual([both.base.ALL_CATEGORIES?.count, both.trace.ALL_CATEGORIES?.count], [2, 2]);
   assert.ok(Math.abs(both.base.ALL_CATEGORIES!.meanSimilarity - domain!.meanReward!.base) < 1e-9);
   assert.ok(Math.abs(both.trace.ALL_CATEGORIES!.meanSimilarity - domain!.meanReward!.trace) < 1e-9);
+  // The evaluate stage wrote the same breakdown into eval/results.json and eval/report.md.
+  assert.deepEqual(evaluation.toolsandboxCategories, both);
+  assert.match(readFileSync(path.join(runDirectory, "eval", "report.md"), "utf8"), /ToolSandbox per category:\n\n```\ncategory +n +base sim/);
   const refused = await trace(["toolsandbox", "report", runDirectory, "--evaluation", "--out", path.join(scratch, "summary.json")]);
   assert.notEqual(refused.code, 0);
   assert.match(refused.stderr, /--out writes one agent's result_summary\.json: leave it out with --evaluation/);

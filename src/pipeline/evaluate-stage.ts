@@ -5,6 +5,7 @@
  * then `eval/results.json` and `eval/report.md`; on a TRACE-mini target also `eval/base-failures.json` and
  * `eval/trace-failures.json`, what explains the base's and the routed agent's failed held-out episodes.
  */
+import { toolSandboxCategorySummary, toolSandboxResults } from "../envs/toolsandbox/category-report.js";
 import type { ChatClient } from "../models/chat-client.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
@@ -39,6 +40,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
   try {
     const domains: EvaluationResults["domains"] = [];
     let failures: EvaluationResults["failures"];
+    let toolsandboxCategories: EvaluationResults["toolsandboxCategories"];
     // Per routing option, over every domain: the evaluation tasks routed to it, passed by the base and by TRACE.
     const routes: NonNullable<EvaluationResults["routes"]> = [];
     for (const { domain, environment, tasks, evaluationTasks, makeUser, split, moduleEnvironment, taskGroups } of await loadTargetDomains(config)) {
@@ -85,6 +87,10 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       // Both agents' episodes of this domain, read once for the failure summaries and the per-route counts.
       const routedEpisodes = evalStore.listEpisodes({ environment: environment.name });
       const baseEpisodes = evalStore.listEpisodes({ environment: baseName });
+      if (target.kind === "toolsandbox") {
+        // ToolSandbox's own breakdown, per scenario category (the paper's per-category figures), both agents side by side.
+        toolsandboxCategories = { base: toolSandboxCategorySummary(toolSandboxResults(baseEpisodes, baseName)), trace: toolSandboxCategorySummary(toolSandboxResults(routedEpisodes, environment.name)) };
+      }
       if (target.kind === "mini" && moduleEnvironment !== undefined) {
         // The issue's measure: the base's failed held-out episodes, attributed as the rollout stage does its training
         // ones; and the routed agent's, to show which deficits TRACE removed and which it left.
@@ -153,6 +159,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
       routing: routingDistribution(routing),
       routes,
       ...(failures === undefined ? {} : { failures }),
+      ...(toolsandboxCategories === undefined ? {} : { toolsandboxCategories }),
     };
     const machine = await context.machine();
     if (machine !== undefined) results.machine = machine;

@@ -1,4 +1,5 @@
 /** The final report (`eval/report.md`): base vs TRACE pass rate per domain and overall (and mean reward where it is graded), adapter gains, routing distribution. */
+import { formatCategoryComparison } from "../envs/toolsandbox/category-report.js";
 import { hasGradedReward, type EvaluationResults, type PassCount } from "../run/evaluation-results.js";
 
 function rate(count: PassCount): string {
@@ -29,6 +30,10 @@ export function formatReport(name: string, results: EvaluationResults): string {
       for (const [kind, counts] of Object.entries(domain.groups!)) lines.push(`| ${domain.domain} | ${kind} | ${rate(counts.base)} | ${rate(counts.trace)} |`);
     }
     lines.push("");
+  }
+  if (results.toolsandboxCategories !== undefined) {
+    // ToolSandbox's own breakdown (as `trace toolsandbox report --evaluation`): mean similarity and perfect conversations per category.
+    lines.push("ToolSandbox per category:", "", "```", formatCategoryComparison(results.toolsandboxCategories.base, results.toolsandboxCategories.trace), "```", "");
   }
   if (results.failures !== undefined) {
     // Which designed deficits the adapters removed: failed episodes showing each, before (base) and after (routed).

@@ -1,4 +1,5 @@
 /** `RUN/eval/results.json`: what the final report shows. */
+import type { CategoryFigures } from "../envs/toolsandbox/category-report.js";
 
 /** Solved / attempted episodes. */
 export interface PassCount {
@@ -53,6 +54,8 @@ export interface EvaluationResults {
    * deficits; an episode may show several; `other`: not explained by them alone).
    */
   failures?: { base: FailureCounts; trace: FailureCounts };
+  /** A ToolSandbox target: ToolSandbox's figures per scenario category of the base's and the routed agent's episodes. */
+  toolsandboxCategories?: { base: Record<string, CategoryFigures>; trace: Record<string, CategoryFigures> };
   /** The machine the figures came from (`PipelineContext.machine`), when the worker could say. */
   machine?: string;
 }

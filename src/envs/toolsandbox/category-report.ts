@@ -1,8 +1,11 @@
 /**
  * ToolSandbox's result summary (its CLI's `get_category_summary`): mean similarity and turn count overall and per
  * scenario category, the three-distraction-tools category counted without the scrambled variants built on it, plus
- * the number of perfect (similarity 1.0) conversations.
+ * the number of perfect (similarity 1.0) conversations; read from stored episodes (their rewards' details).
  */
+import type { EpisodeRecord } from "../../store/trajectory-store.js";
+import { TOOLSANDBOX_ENVIRONMENT_NAME } from "./environment.js";
+import type { ToolSandboxEvaluation } from "./evaluate.js";
 
 /** One scored conversation. */
 export interface ScoredScenario {
@@ -66,4 +69,26 @@ export function formatCategoryComparison(base: Record<string, CategoryFigures>, 
     );
   }
   return lines.join("\n");
+}
+
+/** A finished ToolSandbox episode's scenario, categories and evaluation (its reward's details). */
+export interface ToolSandboxResult {
+  name: string;
+  categories: string[];
+  evaluation: ToolSandboxEvaluation;
+}
+
+/** The graded ToolSandbox episodes among `episodes` (those of `environment` whose reward carries ToolSandbox's evaluation). */
+export function toolSandboxResults(episodes: readonly EpisodeRecord[], environment = TOOLSANDBOX_ENVIRONMENT_NAME): ToolSandboxResult[] {
+  return episodes.flatMap((record) => {
+    if (record.environment !== environment || record.status !== "finished") return [];
+    const details = record.rewardInfo?.details as (ToolSandboxEvaluation & { categories?: string[] }) | undefined;
+    if (details === undefined || typeof details.similarity !== "number") return [];
+    return [{ name: record.taskId, categories: details.categories ?? [], evaluation: details }];
+  });
+}
+
+/** ToolSandbox's figures per category of such results. */
+export function toolSandboxCategorySummary(results: readonly ToolSandboxResult[]): Record<string, CategoryFigures> {
+  return categorySummary(results.map((result) => ({ name: result.name, categories: result.categories, similarity: result.evaluation.similarity, turnCount: result.evaluation.turn_count })));
 }
