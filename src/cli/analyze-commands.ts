@@ -68,7 +68,7 @@ function runData(runDirectory: string, dataDir: string | undefined): { dataDirec
 
 /** Whether the run's store holds finished ToolSandbox episodes (its reference labeler is then ToolSandbox's). */
 function holdsToolSandbox(store: TrajectoryStore): boolean {
-  return store.listEpisodes({ environment: TOOLSANDBOX_ENVIRONMENT_NAME, status: "finished" }).length > 0;
+  return store.summary({ environment: TOOLSANDBOX_ENVIRONMENT_NAME }).finished > 0;
 }
 
 /** The ToolSandbox export the reference labeler reads: `--data-dir`, else the one the run's config.json names. */

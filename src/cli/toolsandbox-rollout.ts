@@ -14,6 +14,7 @@ import { createToolSandboxUser } from "../envs/toolsandbox/user-simulator.js";
 import { createChatClient } from "../models/chat-client.js";
 import { createProgressPrinter, runRollouts, type RolloutSummary } from "../rollout/rollout-runner.js";
 import { checkOutputFilePath } from "../run/path-checks.js";
+import { baseEvaluationEnvironment } from "../run/evaluation-results.js";
 import { openRunDirectory } from "../run/run-directory.js";
 import { openTrajectoryStore, type EpisodeRecord } from "../store/trajectory-store.js";
 import { endpointOption } from "./endpoint-options.js";
@@ -130,7 +131,7 @@ export function runToolSandboxEvaluationReport(runDir: string, options: { json?:
   } finally {
     store.close();
   }
-  const base = toolSandboxResults(episodes, `${TOOLSANDBOX_ENVIRONMENT_NAME}/base`);
+  const base = toolSandboxResults(episodes, baseEvaluationEnvironment(TOOLSANDBOX_ENVIRONMENT_NAME));
   const trace = toolSandboxResults(episodes, TOOLSANDBOX_ENVIRONMENT_NAME);
   if (base.length === 0 || trace.length === 0) throw new UsageError(`${runDir}: the evaluation holds no finished ToolSandbox episodes of both the base and TRACE`);
   const summaries = { base: toolSandboxCategorySummary(base), trace: toolSandboxCategorySummary(trace) };

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import type { TopLevelSpec } from "vega-lite";
 import { z } from "zod";
-import { hasGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
+import { baseEvaluationEnvironment, hasGradedReward, type EvaluationResults } from "../run/evaluation-results.js";
 import { readJsonArtifact } from "../run/json-artifact.js";
 import type { RunDirectory } from "../run/run-directory.js";
 import type { RoutingFile } from "../run/routing-file.js";
@@ -74,7 +74,7 @@ export function readRoutingView(run: RunDirectory): RoutingView {
     (results?.domains ?? []).flatMap(({ domain }) => {
       const finished = (environment: string) => store.pageEpisodes({ environment, status: "finished" }).episodes;
       const trace = meanRewards(finished(domain));
-      const base = meanRewards(finished(`${domain}/base`));
+      const base = meanRewards(finished(baseEvaluationEnvironment(domain)));
       return [...new Set([...base.keys(), ...trace.keys()])].map((taskId) => ({ environment: domain, taskId, base: base.get(taskId) ?? null, trace: trace.get(taskId) ?? null }));
     }),
   );

@@ -9,7 +9,7 @@ import { toolSandboxCategorySummary, toolSandboxResults } from "../envs/toolsand
 import type { ChatClient } from "../models/chat-client.js";
 import { createModuleEnvironment } from "../envs/modules/module-environment.js";
 import { createInstanceUser } from "../rollout/instance-user.js";
-import type { EvaluationResults, PassCount } from "../run/evaluation-results.js";
+import { baseEvaluationEnvironment, type EvaluationResults, type PassCount } from "../run/evaluation-results.js";
 import type { PipelineContext } from "./pipeline-context.js";
 import { rolloutProgressLog } from "./stage-progress.js";
 import { formatReport } from "./report-table.js";
@@ -72,7 +72,7 @@ export async function runEvaluateStage(context: PipelineContext): Promise<string
         metadata: { agent: "trace-routed", user: target.user, stage: "evaluate" },
       });
       // The base model under the same evaluation settings (not the base rollouts, which sample as the analysis did).
-      const baseName = `${environment.name}/base`;
+      const baseName = baseEvaluationEnvironment(environment.name);
       const baseScore = await runEvaluation({
         config,
         environment: { ...environment, name: baseName },

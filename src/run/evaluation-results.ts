@@ -64,3 +64,8 @@ export interface EvaluationResults {
 export function hasGradedReward(domain: EvaluationResults["domains"][number]): boolean {
   return domain.meanReward !== undefined && (isGradedReward(domain.base, domain.meanReward.base) || isGradedReward(domain.trace, domain.meanReward.trace));
 }
+
+/** The environment the evaluate stage stores the base model's episodes of `environment` under (the routed agent's keep its name). */
+export function baseEvaluationEnvironment(environment: string): string {
+  return `${environment}/base`;
+}

@@ -15,10 +15,15 @@ function formatPercent(summary: Summary): string {
   return `${(summary.mean * 100).toFixed(1)} ± ${(summary.standardDeviation * 100).toFixed(1)}`;
 }
 
+/** `value` with `digits` decimals and a sign; a value that rounds to zero reads `+0…`. */
+function formatSigned(value: number, digits: number): string {
+  const text = value.toFixed(digits);
+  return value >= 0 || Number(text) === 0 ? `+${text.replace("-", "")}` : text;
+}
+
 /** Formats a difference of pass rates in percentage points with a sign, e.g. `+12.5`. */
 export function formatPoints(difference: number): string {
-  const points = (difference * 100).toFixed(1);
-  return difference >= 0 || points === "-0.0" ? `+${points.replace("-", "")}` : points;
+  return formatSigned(difference * 100, 1);
 }
 
 function formatCount(value: number): string {
@@ -64,7 +69,7 @@ function rewardTable(methods: readonly MethodSummary[], domains: readonly string
   const rows = methods.map((method) => [
     escapeCell(method.label),
     ...domains.map((domain) => formatReward(method.meanRewards.get(domain)!)),
-    ...(base ? domains.map((domain) => (method === base ? "ref" : formatSigned(method.meanRewards.get(domain)!.mean - base.meanRewards.get(domain)!.mean))) : []),
+    ...(base ? domains.map((domain) => (method === base ? "ref" : formatSigned(method.meanRewards.get(domain)!.mean - base.meanRewards.get(domain)!.mean, 3))) : []),
     String(method.overall.count),
   ]);
   return [
@@ -75,12 +80,6 @@ function rewardTable(methods: readonly MethodSummary[], domains: readonly string
     "Graded rewards in [0, 1], mean ± sd over seeds (ToolSandbox: the similarity; the tables above count an episode as passed only at 1).",
     "",
   ];
-}
-
-/** A difference of rewards with a sign and three decimals, e.g. `+0.141`. */
-function formatSigned(difference: number): string {
-  const text = difference.toFixed(3);
-  return difference >= 0 || text === "-0.000" ? `+${text.replace("-", "")}` : text;
 }
 
 /** "Pass rate per kind of task": a table per domain whose results carry kinds (`summarizeKinds`); empty when none do. */
